@@ -1,0 +1,76 @@
+"""Platform checks: is this an OS and Python that PyTorch GPU builds exist for, and is this WSL."""
+
+from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+
+# PyTorch 2.6+ wheels need Python 3.9+; ROCm wheels are published for 3.9-3.13 (data/ keeps per-release detail).
+OLDEST_PYTHON = Version("3.9")
+
+
+class SupportedPlatform(Check):
+    id = "platform-supported"
+    title = "Operating system can run PyTorch on an AMD or NVIDIA GPU"
+    area = "platform"
+    severity = Severity.HIGH
+    requires = ("platform.os",)
+
+    def run(self, facts):
+        os_name = facts["platform.os"]
+        machine = (facts.get("platform.machine") or "").lower()
+        described = f"{facts.get('platform.system', os_name)} {facts.get('platform.release', '')} ({machine or 'unknown CPU'})".strip()
+        if os_name == "macos":
+            return self.fail(
+                f"{described}: macOS has no ROCm or CUDA; PyTorch uses the MPS backend there.",
+                remediation=["Use a Linux or Windows machine with a supported GPU, or torch's MPS device on Apple silicon."],
+            )
+        if machine and machine not in ("x86_64", "amd64"):
+            return self.warn(
+                f"{described}: ROCm and the PyTorch ROCm wheels are built for x86_64 only.",
+                remediation=["Use an x86_64 machine for AMD GPUs; on aarch64 only NVIDIA CUDA builds of torch exist."],
+            )
+        return self.ok(f"{described}")
+
+
+class TargetPython(Check):
+    id = "python-version"
+    title = "Python version has PyTorch GPU wheels"
+    area = "platform"
+    severity = Severity.HIGH
+    requires = ("python.target",)
+
+    def run(self, facts):
+        target = facts["python.target"]
+        version_text = facts.get("python.target.version")
+        where = f"{target.get('python')} ({target.get('reason')})"
+        if not version_text:
+            return self.skip(f"the version of {where} is unknown: {facts.why_missing('python.target.version')}")
+        try:
+            version = Version(version_text)
+        except InvalidVersion:
+            return self.warn(f"cannot read the Python version {version_text!r} of {where}")
+        if version < OLDEST_PYTHON:
+            return self.fail(
+                f"Python {version} at {where} is older than any current PyTorch wheel supports.",
+                remediation=[f"Create a new environment with Python 3.10-3.12 and install torch there."],
+                evidence=[f"interpreter: {target.get('python')}"],
+            )
+        return self.ok(f"Python {version} at {where}")
+
+
+class WslDetected(Check):
+    id = "wsl-detected"
+    title = "Running under WSL2"
+    area = "platform"
+    severity = Severity.LOW
+    platforms = (Platform.WSL,)
+    requires = ("platform.os",)
+    docs = ("https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html",)
+
+    def run(self, facts):
+        return self.info(
+            f"WSL2 detected (kernel {facts.get('platform.release', 'unknown')}): the GPU is reached through /dev/dxg "
+            "and the Windows driver, not amdgpu; only the WSL-specific ROCm releases and cards in AMD's WSL list work.",
+        )

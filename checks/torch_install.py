@@ -1,0 +1,151 @@
+"""Checks on the installed torch: present, the right build for the GPU, able to reach it, and the probe itself."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.knowledge.wheels import cuda_index, latest_rocm_index, pip_install_command
+
+
+def _gpu_vendors(facts) -> set[str]:
+    return {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
+
+
+def _target(facts) -> str:
+    return (facts.get("python.target") or {}).get("python", "python")
+
+
+class TorchProbeHealthy(Check):
+    id = "torch-probe-crashed"
+    title = "The torch probe ran to completion"
+    area = "torch"
+    severity = Severity.CRITICAL
+    requires = ("torch.probe",)
+
+    def run(self, facts):
+        probe = facts["torch.probe"]
+        state = probe["state"]
+        evidence = [f"command: {' '.join(probe['argv'])}", f"exit code: {probe['returncode']}"]
+        tail = [line for line in probe.get("stderr_tail", "").splitlines() if line.strip()][-12:]
+        evidence += [f"stderr: {line}" for line in tail]
+        if state == "ok":
+            return self.ok(f"torch probe completed in {probe['duration_s']:.1f} s")
+        if state == "not-run":
+            return self.fail(f"the target interpreter could not be started: {probe['detail']}", evidence=evidence,
+                             remediation=["Pass the interpreter of the environment you use with `--python PATH`."])
+        if state == "hung":
+            return self.fail(
+                f"torch hung in the target interpreter: {probe['detail']}. A hang in GPU initialisation usually means "
+                "the runtime cannot talk to the device (driver/kernel mismatch, a wrong HSA_OVERRIDE_GFX_VERSION, "
+                "or a device stuck in a low-power state).",
+                evidence=evidence,
+                remediation=[
+                    "Re-run with AMD_LOG_LEVEL=4 (AMD) or CUDA_LOG_LEVEL/NCCL_DEBUG=INFO (NVIDIA) set to see the last runtime call.",
+                    "Unset HSA_OVERRIDE_GFX_VERSION and retry; check `dmesg` for amdgpu or nvidia errors.",
+                ],
+            )
+        return self.fail(
+            f"torch crashed the target interpreter: {probe['detail']}.",
+            evidence=evidence,
+            remediation=[
+                "Look at the last stderr lines above: an 'hipErrorNoBinaryForGpu' or 'invalid device function' means the "
+                "torch build has no code for this GPU; a crash in import usually means mismatched libraries.",
+                "Try `python -c \"import torch\"` in that environment to reproduce.",
+            ],
+        )
+
+
+class TorchInstalled(Check):
+    id = "torch-not-installed"
+    title = "PyTorch is installed in the target environment"
+    area = "torch"
+    severity = Severity.CRITICAL
+    requires = ("torch.installed",)
+
+    def run(self, facts):
+        python = _target(facts)
+        if facts["torch.installed"] and facts.has("torch.import_error"):
+            return self.fail(
+                f"torch is installed in {python} but fails to import.",
+                evidence=[facts["torch.import_error"]],
+                remediation=["Reinstall torch in that environment: " + pip_install_command(python, self._index(facts))],
+            )
+        if not facts["torch.installed"]:
+            return self.fail(
+                f"torch is not installed in {python} ({(facts.get('python.target') or {}).get('reason', '')}).",
+                remediation=[pip_install_command(python, self._index(facts)).replace("--force-reinstall ", "")],
+            )
+        return self.ok(f"torch {facts.get('torch.version')} at {facts.get('torch.file')}")
+
+    @staticmethod
+    def _index(facts) -> str:
+        vendors = _gpu_vendors(facts)
+        if "amd" in vendors and facts.os == "linux":
+            return latest_rocm_index()
+        if "nvidia" in vendors:
+            return cuda_index()
+        return latest_rocm_index()
+
+
+class TorchBuildMatchesGpu(Check):
+    id = "torch-build-mismatch"
+    title = "The torch build matches the GPU in this machine"
+    area = "torch"
+    severity = Severity.CRITICAL
+    requires = ("torch.flavour", "gpu.pci")
+
+    def run(self, facts):
+        flavour = facts["torch.flavour"]
+        vendors = _gpu_vendors(facts)
+        version = facts.get("torch.version")
+        python = _target(facts)
+        if "amd" in vendors and flavour != "rocm" and "nvidia" not in vendors:
+            advice = [pip_install_command(python, latest_rocm_index())]
+            if facts.os == "windows":
+                advice = [
+                    "On Windows, install AMD's ROCm build of torch for your GPU family (TheRock wheels, "
+                    "https://repo.amd.com/rocm/whl-multi-arch/) — the download.pytorch.org ROCm wheels are Linux-only."
+                ]
+            return self.fail(
+                f"torch {version} is a {flavour.upper()} build, but the GPU here is AMD: it will never use the GPU.",
+                evidence=[f"torch.version.hip = {facts.get('torch.hip')}", f"torch.version.cuda = {facts.get('torch.cuda_version')}"],
+                remediation=advice,
+            )
+        if "nvidia" in vendors and flavour != "cuda" and "amd" not in vendors:
+            return self.fail(
+                f"torch {version} is a {flavour.upper()} build, but the GPU here is NVIDIA.",
+                remediation=[pip_install_command(python, cuda_index())],
+            )
+        if not vendors & {"amd", "nvidia"}:
+            if flavour == "cpu":
+                return self.ok(f"torch {version} is a CPU build and no AMD or NVIDIA GPU was found")
+            return self.info(f"torch {version} is a {flavour.upper()} build, but no AMD or NVIDIA GPU shows on PCI")
+        return self.ok(f"torch {version} is a {flavour.upper()} build for the {'/'.join(sorted(vendors & {'amd', 'nvidia'})).upper()} GPU here")
+
+
+class TorchSeesGpu(Check):
+    id = "torch-cuda-unavailable"
+    title = "torch.cuda.is_available() is True"
+    area = "torch"
+    severity = Severity.CRITICAL
+    requires = ("torch.available", "torch.flavour")
+
+    def run(self, facts):
+        flavour = facts["torch.flavour"]
+        if facts["torch.available"]:
+            count = facts.get("torch.device_count", 0)
+            names = ", ".join(d.get("name", "?") for d in facts.get("torch.devices") or [])
+            return self.ok(f"torch sees {count} GPU{'s' if count != 1 else ''}: {names}")
+        if flavour == "cpu":
+            return self.skip("torch is a CPU build (see torch-build-mismatch)")
+        evidence = []
+        if facts.get("torch.available_error"):
+            evidence.append(f"exception: {facts['torch.available_error']}")
+        evidence += [f"warning: {w}" for w in facts.get("torch.warnings") or []]
+        return self.fail(
+            f"this {flavour.upper()} build of torch cannot reach any GPU.",
+            evidence=evidence,
+            remediation=[
+                "Check that the GPU driver is loaded and the devices are accessible (see the ROCm/driver findings).",
+                "Make sure no *_VISIBLE_DEVICES variable hides the GPU (see gpu-visibility-env).",
+            ],
+        )

@@ -1,0 +1,1 @@
+"""Sourced, dated data shipped with rocm-doctor (read through importlib.resources)."""

@@ -1,0 +1,3 @@
+from rocm_doctor.cli.main import main
+
+main()

@@ -1,0 +1,132 @@
+"""Runs the checks over the facts: platform filter, required facts, isolation of a check that raises."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+from rocm_doctor.engine.model import Check, Finding, Severity, Status
+from rocm_doctor.engine.registry import Registry
+from rocm_doctor.facts.facts import Facts
+
+
+@dataclass
+class Selection:
+    only: Sequence[str] = ()
+    skip: Sequence[str] = ()
+
+
+class UnknownCheckError(ValueError):
+    pass
+
+
+def validate_selection(registry: Registry, selection: Selection) -> None:
+    known = set(registry.ids())
+    unknown = [i for i in [*selection.only, *selection.skip] if i not in known]
+    if unknown:
+        raise UnknownCheckError(
+            f"unknown check id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)} (see `rocm-doctor checks`)"
+        )
+
+
+def run_checks(registry: Registry, facts: Facts, selection: Optional[Selection] = None) -> list[Finding]:
+    selection = selection or Selection()
+    findings: list[Finding] = []
+    findings.extend(_load_problem_findings(registry))
+    findings.extend(_collection_problem_findings(facts))
+    for check_cls in registry.checks:
+        if selection.only and check_cls.id not in selection.only:
+            continue
+        if check_cls.id in selection.skip:
+            continue
+        findings.extend(run_one(check_cls, facts))
+    return sort_findings(findings)
+
+
+def run_one(check_cls: type[Check], facts: Facts) -> list[Finding]:
+    check = check_cls()  # a fresh instance per run: no state shared between runs
+    platform = facts.os
+    if platform not in {p.value for p in check_cls.platforms}:
+        return [check.skip(f"not applicable on {platform}")]
+    missing = [key for key in check_cls.requires if not facts.has(key)]
+    if missing:
+        reasons = "; ".join(f"{key}: {facts.why_missing(key)}" for key in missing)
+        return [check.skip(f"needs {reasons}")]
+    try:
+        outcome = check.run(facts)
+        return _normalise(check, outcome)
+    except Exception as exc:
+        return [
+            check.finding(
+                Status.ERROR,
+                f"the check itself failed ({type(exc).__name__}: {exc}); other checks were not affected",
+                evidence=traceback.format_exc(limit=5).splitlines()[-6:],
+                remediation=["This is a bug in rocm-doctor or a plugin; please report it with `rocm-doctor report`."],
+            )
+        ]
+
+
+def _normalise(check: Check, outcome) -> list[Finding]:
+    if outcome is None:
+        return [check.ok("no problem found")]
+    if isinstance(outcome, Finding):
+        return [outcome]
+    findings = list(outcome)
+    for item in findings:
+        if not isinstance(item, Finding):
+            raise TypeError(f"check returned {type(item).__name__}, expected Finding")
+    return findings or [check.ok("no problem found")]
+
+
+def _load_problem_findings(registry: Registry) -> Iterable[Finding]:
+    for problem in registry.problems:
+        yield Finding(
+            id=f"plugin-load-failed:{problem.source}",
+            check="plugin-load-failed",
+            status=Status.ERROR,
+            title="A check plugin could not be loaded",
+            message=f"{problem.source}: {problem.error}",
+            evidence=[problem.error],
+            remediation=["Upgrade or uninstall the plugin package; the other checks ran without it."],
+            area="rocm-doctor",
+            severity=Severity.LOW,
+        )
+
+
+def _collection_problem_findings(facts: Facts) -> Iterable[Finding]:
+    for probe, text in facts.observations.probe_errors.items():
+        yield Finding(
+            id=f"probe-failed:{probe}",
+            check="probe-failed",
+            status=Status.ERROR,
+            title="A probe failed while collecting facts",
+            message=f"the {probe} probe raised an error; checks that need its facts are skipped",
+            evidence=text.splitlines()[-6:],
+            remediation=["This is a bug in rocm-doctor; please report it with `rocm-doctor report`."],
+            area="rocm-doctor",
+            severity=Severity.LOW,
+        )
+    for name, text in facts.interpreter_errors.items():
+        yield Finding(
+            id=f"parser-failed:{name}",
+            check="parser-failed",
+            status=Status.ERROR,
+            title="Parsing collected output failed",
+            message=f"the {name} interpreter raised an error; checks that need its facts are skipped",
+            evidence=text.splitlines()[-6:],
+            remediation=["This is a bug in rocm-doctor; please report it with `rocm-doctor report`."],
+            area="rocm-doctor",
+            severity=Severity.LOW,
+        )
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    """Worst first: status, then severity, then id, so the real problem leads the report."""
+    return sorted(findings, key=lambda f: (-f.status.rank, -f.severity.rank, f.id))
+
+
+def worst_status(findings: Iterable[Finding]) -> Optional[Status]:
+    ranked = sorted((f.status for f in findings), key=lambda s: s.rank, reverse=True)
+    return ranked[0] if ranked else None
+

@@ -1,0 +1,171 @@
+"""The vocabulary every check and reporter shares: statuses, severities, findings, and the Check base class."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Optional, Union
+
+if TYPE_CHECKING:
+    from rocm_doctor.facts.facts import Facts
+
+
+class Status(str, enum.Enum):
+    """The closed set of outcomes a finding can have."""
+
+    OK = "ok"
+    INFO = "info"
+    WARN = "warn"
+    FAIL = "fail"
+    SKIP = "skip"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        """Higher is worse; used to sort findings and apply --fail-on."""
+        return _STATUS_RANK[self]
+
+
+_STATUS_RANK = {
+    Status.SKIP: 0,
+    Status.OK: 1,
+    Status.INFO: 2,
+    Status.WARN: 3,
+    Status.ERROR: 4,
+    Status.FAIL: 5,
+}
+
+
+class Severity(str, enum.Enum):
+    """How much a check's problem matters when it is found; orders findings of the same status."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        return list(Severity).index(self)
+
+
+class Platform(str, enum.Enum):
+    LINUX = "linux"
+    WINDOWS = "windows"
+    WSL = "wsl"
+    MACOS = "macos"
+
+
+ALL_PLATFORMS = tuple(Platform)
+
+
+@dataclass
+class Finding:
+    """One verdict: what a check concluded, the evidence, and what to do."""
+
+    id: str
+    check: str
+    status: Status
+    title: str
+    message: str
+    evidence: list[str] = field(default_factory=list)
+    remediation: list[str] = field(default_factory=list)
+    docs: list[str] = field(default_factory=list)
+    area: str = "general"
+    severity: Severity = Severity.MEDIUM
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "check": self.check,
+            "status": self.status.value,
+            "severity": self.severity.value,
+            "area": self.area,
+            "title": self.title,
+            "message": self.message,
+            "evidence": list(self.evidence),
+            "remediation": list(self.remediation),
+            "docs": list(self.docs),
+            "data": self.data,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> "Finding":
+        return cls(
+            id=raw["id"],
+            check=raw["check"],
+            status=Status(raw["status"]),
+            title=raw.get("title", ""),
+            message=raw.get("message", ""),
+            evidence=list(raw.get("evidence", [])),
+            remediation=list(raw.get("remediation", [])),
+            docs=list(raw.get("docs", [])),
+            area=raw.get("area", "general"),
+            severity=Severity(raw.get("severity", "medium")),
+            data=dict(raw.get("data", {})),
+        )
+
+
+Outcome = Union[Finding, Iterable[Finding], None]
+
+
+class Check:
+    """A rule over the Facts. Subclasses set the metadata and implement `run`.
+
+    `run` must be a pure function of the facts: no subprocess, file or network access. It returns one Finding, an
+    iterable of them, or None (meaning: nothing to report, which the engine records as ok).
+    """
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    area: ClassVar[str] = "general"
+    severity: ClassVar[Severity] = Severity.MEDIUM
+    platforms: ClassVar[tuple[Platform, ...]] = ALL_PLATFORMS
+    requires: ClassVar[tuple[str, ...]] = ()
+    docs: ClassVar[tuple[str, ...]] = ()
+
+    def run(self, facts: "Facts") -> Outcome:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # Helpers so checks read as verdicts.
+    def finding(
+        self,
+        status: Status,
+        message: str,
+        *,
+        subject: Optional[str] = None,
+        evidence: Iterable[str] = (),
+        remediation: Iterable[str] = (),
+        title: Optional[str] = None,
+        data: Optional[dict[str, Any]] = None,
+        severity: Optional[Severity] = None,
+    ) -> Finding:
+        return Finding(
+            id=f"{self.id}:{subject}" if subject else self.id,
+            check=self.id,
+            status=status,
+            title=title or self.title,
+            message=message,
+            evidence=list(evidence),
+            remediation=list(remediation),
+            docs=list(self.docs),
+            area=self.area,
+            severity=severity or self.severity,
+            data=data or {},
+        )
+
+    def ok(self, message: str, **kw: Any) -> Finding:
+        return self.finding(Status.OK, message, **kw)
+
+    def info(self, message: str, **kw: Any) -> Finding:
+        return self.finding(Status.INFO, message, **kw)
+
+    def warn(self, message: str, **kw: Any) -> Finding:
+        return self.finding(Status.WARN, message, **kw)
+
+    def fail(self, message: str, **kw: Any) -> Finding:
+        return self.finding(Status.FAIL, message, **kw)
+
+    def skip(self, message: str, **kw: Any) -> Finding:
+        return self.finding(Status.SKIP, message, **kw)

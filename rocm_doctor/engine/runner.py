@@ -1,0 +1,198 @@
+"""The one way rocm-doctor runs an external command.
+
+argv lists only (never a shell), a timeout that kills the whole process tree, a cap on how much output is kept,
+and bytes decoded with replacement. Nothing here raises for a command that is missing, hangs, crashes or prints
+garbage: every outcome is recorded in a CommandResult.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Mapping, Optional, Sequence
+
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_OUTPUT_CAP = 1_000_000  # bytes kept per stream
+
+
+@dataclass
+class CommandResult:
+    """What happened when a command ran (or could not be started)."""
+
+    argv: list[str]
+    returncode: Optional[int] = None
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    timed_out: bool = False
+    error: Optional[str] = None  # why it could not start, e.g. "not found"
+    stdout_truncated_bytes: int = 0
+    stderr_truncated_bytes: int = 0
+    invalid_utf8: bool = False
+    timeout_s: Optional[float] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.timed_out and self.returncode == 0
+
+    @property
+    def signal(self) -> Optional[int]:
+        """The signal that ended the process on POSIX (negative return codes), else None."""
+        if self.returncode is not None and self.returncode < 0:
+            return -self.returncode
+        return None
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.stdout_truncated_bytes or self.stderr_truncated_bytes)
+
+    def describe(self) -> str:
+        """One line saying how the command ended, for evidence."""
+        cmd = " ".join(self.argv)
+        if self.error:
+            return f"`{cmd}` could not run: {self.error}"
+        if self.timed_out:
+            return f"`{cmd}` did not finish within {self.timeout_s:g} s and was killed"
+        if self.signal:
+            return f"`{cmd}` was killed by signal {signal_name(self.signal)}"
+        return f"`{cmd}` exited with code {self.returncode} after {self.duration_s:.2f} s"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "CommandResult":
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: v for k, v in data.items() if k in known}
+        values["argv"] = [str(a) for a in values.get("argv", [])]
+        return cls(**values)
+
+
+def signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} ({number})"
+    except ValueError:
+        return str(number)
+
+
+@dataclass
+class _Capture:
+    cap: int
+    chunks: list = field(default_factory=list)
+    kept: int = 0
+    dropped: int = 0
+
+    def feed(self, stream) -> None:
+        while True:
+            chunk = stream.read(65536)
+            if not chunk:
+                return
+            room = self.cap - self.kept
+            if room > 0:
+                self.chunks.append(chunk[:room])
+                self.kept += min(room, len(chunk))
+            self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def text(self) -> tuple[str, bool]:
+        raw = b"".join(self.chunks)
+        try:
+            return raw.decode("utf-8"), False
+        except UnicodeDecodeError:
+            return raw.decode("utf-8", errors="replace"), True
+
+
+def run(
+    argv: Sequence[str],
+    timeout: float = DEFAULT_TIMEOUT_S,
+    env: Optional[Mapping[str, str]] = None,
+    cwd: Optional[str] = None,
+    output_cap: int = DEFAULT_OUTPUT_CAP,
+    stdin_data: Optional[bytes] = None,
+) -> CommandResult:
+    """Run argv and return what happened. Never raises for the command's own failures."""
+    argv = [str(a) for a in argv]
+    result = CommandResult(argv=argv, timeout_s=timeout)
+    if not argv:
+        result.error = "empty command"
+        return result
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            **_new_process_group(),
+        )
+    except FileNotFoundError:
+        result.error = "not found"
+        return result
+    except PermissionError as exc:
+        result.error = f"permission denied ({exc.strerror or exc})"
+        return result
+    except OSError as exc:
+        result.error = f"{type(exc).__name__}: {exc.strerror or exc}"
+        return result
+
+    out, err = _Capture(output_cap), _Capture(output_cap)
+    readers = [
+        threading.Thread(target=out.feed, args=(proc.stdout,), daemon=True),
+        threading.Thread(target=err.feed, args=(proc.stderr,), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    if stdin_data is not None:
+        try:
+            proc.stdin.write(stdin_data)
+            proc.stdin.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        result.timed_out = True
+        kill_tree(proc)
+    for reader in readers:
+        # Grandchildren that escaped the kill may hold the pipes open; do not wait on them forever.
+        reader.join(timeout=2.0)
+    result.duration_s = round(time.monotonic() - started, 4)
+    result.returncode = proc.returncode
+    result.stdout, bad_out = out.text()
+    result.stderr, bad_err = err.text()
+    result.invalid_utf8 = bad_out or bad_err
+    result.stdout_truncated_bytes = out.dropped
+    result.stderr_truncated_bytes = err.dropped
+    return result
+
+
+def _new_process_group() -> dict:
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def kill_tree(proc: subprocess.Popen) -> None:
+    """Kill a process and everything it started (its process group on POSIX, the job tree on Windows)."""
+    if sys.platform == "win32":
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(proc.pid)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+        )
+    else:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()

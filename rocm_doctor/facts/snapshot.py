@@ -1,0 +1,73 @@
+"""Snapshot files: versioned JSON holding a machine's raw observations (docs/snapshot.md).
+
+A report written by `rocm-doctor report` embeds a snapshot under "snapshot", so it replays the same way.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+from typing import Any
+
+from rocm_doctor import __version__
+from rocm_doctor.facts.observations import Observations
+
+FORMAT = "rocm-doctor-snapshot"
+VERSION = 1
+SUPPORTED_VERSIONS = (1,)
+
+
+class SnapshotError(Exception):
+    """The file is not a snapshot this rocm-doctor can read; the message is one line for the user."""
+
+
+def to_dict(observations: Observations) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "tool": {"name": "rocm-doctor", "version": __version__},
+        "observations": observations.to_dict(),
+    }
+
+
+def save(observations: Observations, path: Path) -> None:
+    text = json.dumps(to_dict(observations), indent=1, sort_keys=False)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def from_dict(raw: Any, source: str = "snapshot") -> Observations:
+    if isinstance(raw, dict) and isinstance(raw.get("snapshot"), dict):
+        raw = raw["snapshot"]  # a report bundle carries its snapshot inside
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise SnapshotError(f"{source} is not a rocm-doctor snapshot (no \"format\": \"{FORMAT}\")")
+    version = raw.get("version")
+    if version not in SUPPORTED_VERSIONS:
+        raise SnapshotError(
+            f"{source} has snapshot version {version!r}; this rocm-doctor reads versions "
+            f"{', '.join(map(str, SUPPORTED_VERSIONS))} (upgrade rocm-doctor to read newer ones)"
+        )
+    observations = raw.get("observations")
+    if not isinstance(observations, dict):
+        raise SnapshotError(f"{source} has no observations object")
+    try:
+        return Observations.from_dict(observations)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SnapshotError(f"{source} has malformed observations ({type(exc).__name__}: {exc})") from None
+
+
+def load(path: Path) -> Observations:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SnapshotError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SnapshotError(f"{path}: cannot read ({exc})") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{path} is not valid JSON (corrupt or truncated at line {exc.lineno}, column {exc.colno})") from None
+    return from_dict(raw, source=str(path))

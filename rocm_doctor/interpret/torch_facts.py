@@ -1,0 +1,143 @@
+"""Reads the torch child's JSON lines into torch.* facts, and says how the child ended."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rocm_doctor.engine.runner import CommandResult, signal_name
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.observations import Observations
+
+COMMAND_KEY = "torch-probe"
+STAGE_MEANING = {
+    None: "starting the interpreter",
+    "start": "import torch",
+    "import": "reading torch's build configuration",
+    "build": "torch.cuda.is_available()",
+    "available": "torch.cuda.device_count()",
+    "count": "torch.cuda.get_arch_list()",
+    "arch_list": "querying device properties",
+    "device": "querying device properties",
+    "libraries": "finishing",
+}
+
+
+def parse_stages(stdout: str) -> list[dict[str, Any]]:
+    """The JSON objects the child printed, ignoring any other line (torch and plugins may print too)."""
+    stages = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("stage"), str):
+            stages.append(value)
+    return stages
+
+
+def flavour(torch_version: str | None, hip: str | None, cuda: str | None) -> str:
+    if hip:
+        return "rocm"
+    if cuda:
+        return "cuda"
+    return "cpu"
+
+
+def probe_outcome(result: CommandResult, stages: list[dict]) -> dict[str, Any]:
+    last = stages[-1]["stage"] if stages else None
+    done = last == "done"
+    outcome: dict[str, Any] = {
+        "argv": result.argv,
+        "returncode": result.returncode,
+        "last_stage": last,
+        "duration_s": result.duration_s,
+        "stderr_tail": result.stderr[-2000:],
+    }
+    if result.error:
+        outcome.update(state="not-run", detail=f"the interpreter could not start: {result.error}")
+    elif result.timed_out:
+        outcome.update(state="hung", detail=f"no answer within {result.timeout_s:g} s while {STAGE_MEANING.get(last, last)}")
+    elif result.signal:
+        outcome.update(state="crashed", detail=f"killed by {signal_name(result.signal)} while {STAGE_MEANING.get(last, last)}")
+    elif not done:
+        outcome.update(
+            state="crashed",
+            detail=f"exited with code {result.returncode} while {STAGE_MEANING.get(last, last)}",
+        )
+    else:
+        outcome.update(state="ok", detail="completed")
+    return outcome
+
+
+def interpret(observations: Observations, facts: Facts) -> None:
+    target = observations.target
+    if target:
+        facts.set("python.target", target)
+    result = observations.command(COMMAND_KEY)
+    if result is None:
+        for key in ("torch.probe", "torch.installed"):
+            facts.set_missing(key, "the torch probe did not run")
+        return
+    stages = parse_stages(result.stdout)
+    outcome = probe_outcome(result, stages)
+    facts.set("torch.probe", outcome)
+    by_stage: dict[str, dict] = {}
+    devices = []
+    for stage in stages:
+        if stage["stage"] == "device":
+            devices.append({k: v for k, v in stage.items() if k != "stage"})
+        else:
+            by_stage[stage["stage"]] = stage
+    why = f"the torch probe {outcome['state']}: {outcome['detail']}"
+
+    start = by_stage.get("start")
+    if start:
+        facts.set("python.target.version", start.get("python"))
+        facts.set("python.target.prefix", start.get("prefix"))
+
+    imported = by_stage.get("import")
+    if imported is None:
+        facts.set_missing("torch.installed", why)
+        facts.set_missing("torch.available", why)
+        return
+    if not imported.get("ok"):
+        facts.set("torch.installed", False if imported.get("missing") else True)
+        facts.set("torch.import_error", imported.get("error"))
+        facts.set_missing("torch.available", "torch could not be imported")
+        return
+    facts.set("torch.installed", True)
+    facts.set("torch.version", imported.get("version"))
+    facts.set("torch.file", imported.get("file"))
+    facts.set("torch.hip", imported.get("hip"))
+    facts.set("torch.cuda_version", imported.get("cuda"))
+    facts.set("torch.flavour", flavour(imported.get("version"), imported.get("hip"), imported.get("cuda")))
+    facts.set("torch.import_seconds", imported.get("seconds"))
+
+    build = by_stage.get("build", {})
+    if "config" in build:
+        facts.set("torch.config", build["config"])
+    if build.get("cudnn_version") is not None:
+        facts.set("torch.dnn_version", build["cudnn_version"])
+
+    available = by_stage.get("available")
+    if available is None:
+        facts.set_missing("torch.available", why)
+    else:
+        facts.set("torch.available", bool(available.get("available")))
+        facts.set("torch.available_error", available.get("error"))
+        facts.set("torch.warnings", available.get("warnings") or [])
+    count = by_stage.get("count")
+    if count is not None and count.get("device_count") is not None:
+        facts.set("torch.device_count", count["device_count"])
+    arch = by_stage.get("arch_list")
+    if arch is not None and arch.get("arch_list") is not None:
+        facts.set("torch.arch_list", arch["arch_list"])
+    if devices:
+        facts.set("torch.devices", devices)
+    libraries = by_stage.get("libraries")
+    if libraries is not None and "paths" in libraries:
+        facts.set("torch.libraries", libraries["paths"])

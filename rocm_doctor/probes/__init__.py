@@ -1,0 +1,46 @@
+"""Probes: the only code that touches the machine.
+
+`collect` records the platform and environment, then runs every probe module of this package concurrently. A
+probe module defines `collect(recorder)`; it may set `PLATFORMS` (a tuple of platform names) to run only there.
+Every command goes through the runner with a timeout, so the whole collection is bounded in time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+from rocm_doctor.facts.observations import Observations
+from rocm_doctor.probes._base import ProbeContext, Recorder
+from rocm_doctor.probes._platform import describe_platform
+
+
+def probe_modules(platform_os: str) -> list:
+    modules = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        platforms = getattr(module, "PLATFORMS", None)
+        if hasattr(module, "collect") and (platforms is None or platform_os in platforms):
+            modules.append(module)
+    return modules
+
+
+def collect(context: ProbeContext, skip: tuple[str, ...] = ()) -> Observations:
+    observations = Observations()
+    observations.platform = describe_platform()
+    observations.env = dict(context.env)
+    observations.target = {"python": context.python, "reason": context.python_reason}
+    recorder = Recorder(observations, context)
+    modules = [m for m in probe_modules(context.platform_os) if m.__name__.rsplit(".", 1)[-1] not in skip]
+    with ThreadPoolExecutor(max_workers=max(4, len(modules))) as pool:
+        futures = {pool.submit(module.collect, recorder): module for module in modules}
+        for future, module in futures.items():
+            try:
+                future.result()
+            except Exception:
+                observations.add_probe_error(module.__name__.rsplit(".", 1)[-1], traceback.format_exc(limit=6))
+    return observations

@@ -1,0 +1,171 @@
+"""Runs inside the *target* interpreter to describe its torch; prints one JSON object per line, per stage.
+
+Stand-alone on purpose (standard library and torch only): the target environment need not have rocm-doctor
+installed. Each stage is printed and flushed before the next starts, so when torch crashes or hangs the parent
+knows how far it got.
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+import warnings
+
+# The script's own folder must not shadow anything the target imports.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+
+def emit(stage, **values):
+    values["stage"] = stage
+    sys.stdout.write(json.dumps(values, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def error_text(exc):
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def loaded_libraries():
+    """Shared libraries mapped into this process: /proc/self/maps on Linux, the module list on Windows."""
+    if sys.platform.startswith("linux"):
+        paths = []
+        try:
+            with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+                for line in maps:
+                    parts = line.split(None, 5)
+                    if len(parts) == 6 and ".so" in parts[5]:
+                        path = parts[5].strip()
+                        if path not in paths:
+                            paths.append(path)
+        except OSError as exc:
+            return {"error": error_text(exc)}
+        return {"paths": paths}
+    if sys.platform == "win32":
+        return windows_modules()
+    return {"error": "not supported on " + sys.platform}
+
+
+def windows_modules():
+    import ctypes
+    from ctypes import wintypes
+
+    psapi = ctypes.WinDLL("psapi")
+    kernel32 = ctypes.WinDLL("kernel32")
+    process = kernel32.GetCurrentProcess()
+    handles = (wintypes.HMODULE * 4096)()
+    needed = wintypes.DWORD()
+    if not psapi.EnumProcessModules(process, handles, ctypes.sizeof(handles), ctypes.byref(needed)):
+        return {"error": "EnumProcessModules failed"}
+    paths = []
+    buffer = ctypes.create_unicode_buffer(32768)
+    for handle in handles[: needed.value // ctypes.sizeof(wintypes.HMODULE)]:
+        if kernel32.GetModuleFileNameW(handle, buffer, len(buffer)):
+            paths.append(buffer.value)
+    return {"paths": paths}
+
+
+def describe_device(torch, index):
+    props = torch.cuda.get_device_properties(index)
+    info = {"index": index}
+    for name in (
+        "name",
+        "gcnArchName",
+        "total_memory",
+        "major",
+        "minor",
+        "multi_processor_count",
+        "is_integrated",
+        "L2_cache_size",
+        "uuid",
+        "pci_bus_id",
+        "pci_device_id",
+        "pci_domain_id",
+        "warp_size",
+    ):
+        value = getattr(props, name, None)
+        if value is not None:
+            info[name] = str(value) if name == "uuid" else value
+    return info
+
+
+def main():
+    emit(
+        "start",
+        python=sys.version.split()[0],
+        executable=sys.executable,
+        prefix=sys.prefix,
+        base_prefix=getattr(sys, "base_prefix", sys.prefix),
+        platform=sys.platform,
+    )
+    started = time.monotonic()
+    try:
+        import torch
+    except ImportError as exc:
+        emit("import", ok=False, missing=True, error=error_text(exc))
+        emit("done")
+        return
+    except BaseException as exc:  # torch's import can raise anything, including SystemExit
+        emit("import", ok=False, missing=False, error=error_text(exc), traceback=traceback.format_exc(limit=8))
+        emit("done")
+        return
+    version = getattr(torch, "version", None)
+    emit(
+        "import",
+        ok=True,
+        seconds=round(time.monotonic() - started, 3),
+        version=getattr(torch, "__version__", None),
+        file=getattr(torch, "__file__", None),
+        cuda=getattr(version, "cuda", None),
+        hip=getattr(version, "hip", None),
+        git_version=getattr(version, "git_version", None),
+        debug=getattr(version, "debug", None),
+    )
+
+    build = {}
+    try:
+        build["config"] = torch.__config__.show()
+    except Exception as exc:
+        build["config_error"] = error_text(exc)
+    try:
+        build["cudnn_version"] = torch.backends.cudnn.version()
+    except Exception as exc:
+        build["cudnn_error"] = error_text(exc)
+    emit("build", **build)
+
+    caught = []
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        try:
+            available = bool(torch.cuda.is_available())
+            error = None
+        except Exception as exc:
+            available, error = False, error_text(exc)
+        caught = [str(r.message) for r in records]
+    emit("available", available=available, error=error, warnings=caught)
+
+    try:
+        count = torch.cuda.device_count()
+        emit("count", device_count=count)
+    except Exception as exc:
+        count = 0
+        emit("count", device_count=None, error=error_text(exc))
+
+    if available:
+        try:
+            emit("arch_list", arch_list=list(torch.cuda.get_arch_list()))
+        except Exception as exc:
+            emit("arch_list", arch_list=None, error=error_text(exc))
+        for index in range(count):
+            try:
+                emit("device", **describe_device(torch, index))
+            except Exception as exc:
+                emit("device", index=index, error=error_text(exc))
+
+    emit("libraries", **loaded_libraries())
+    emit("done", seconds=round(time.monotonic() - started, 3))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Runs the ROCm command-line tools whose output the parsers read. Each may be missing, hang or crash."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from rocm_doctor.probes._base import Recorder
+
+# key -> argv (the first element is looked up on PATH, then in ROCm's bin folder)
+LINUX_COMMANDS = {
+    "hipconfig-full": ["hipconfig", "--full"],
+    "hipconfig-version": ["hipconfig", "--version"],
+    "rocminfo": ["rocminfo"],
+    "rocm-smi-json": ["rocm-smi", "--showproductname", "--showhw", "--json"],
+    "amd-smi-static-json": ["amd-smi", "static", "--json"],
+    "amd-smi-list-json": ["amd-smi", "list", "--json"],
+    "rocm-agent-enumerator": ["rocm_agent_enumerator"],
+    "amdgpu-arch": ["amdgpu-arch"],
+}
+
+
+def rocm_bin_dirs(env) -> list[str]:
+    dirs = []
+    for variable in ("ROCM_PATH", "HIP_PATH"):
+        if env.get(variable):
+            dirs.append(os.path.join(env[variable], "bin"))
+    dirs.append("/opt/rocm/bin")
+    return dirs
+
+
+def resolve(tool: str, env) -> str | None:
+    """PATH first (what the user's shell would run), then ROCm's own bin folders."""
+    found = shutil.which(tool, path=env.get("PATH"))
+    if found:
+        return found
+    for folder in rocm_bin_dirs(env):
+        candidate = os.path.join(folder, tool)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def collect(recorder: Recorder) -> None:
+    if recorder.context.platform_os not in ("linux", "wsl"):
+        return
+    env = recorder.context.env
+    for key, argv in LINUX_COMMANDS.items():
+        executable = resolve(argv[0], env) or argv[0]  # unresolved: the runner records "not found"
+        recorder.command(key, [executable, *argv[1:]], env=dict(env))

@@ -1,0 +1,27 @@
+"""Runs the torch child in the target interpreter. The doctor's own process never imports torch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocm_doctor.probes._base import Recorder
+
+CHILD = Path(__file__).with_name("_torch_child.py")
+COMMAND_KEY = "torch-probe"
+
+
+def child_env(base: dict) -> dict:
+    env = dict(base)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def collect(recorder: Recorder) -> None:
+    context = recorder.context
+    recorder.command(
+        COMMAND_KEY,
+        [context.python, str(CHILD)],
+        timeout=context.torch_timeout_s,
+        env=child_env(dict(context.env)),
+    )
