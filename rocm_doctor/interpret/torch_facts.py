@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from rocm_doctor.engine.runner import CommandResult, signal_name
+from rocm_doctor.engine.child import classify, parse_json_lines
+from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 
@@ -23,22 +23,6 @@ STAGE_MEANING = {
 }
 
 
-def parse_stages(stdout: str) -> list[dict[str, Any]]:
-    """The JSON objects the child printed, ignoring any other line (torch and plugins may print too)."""
-    stages = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict) and isinstance(value.get("stage"), str):
-            stages.append(value)
-    return stages
-
-
 def flavour(torch_version: str | None, hip: str | None, cuda: str | None) -> str:
     if hip:
         return "rocm"
@@ -49,28 +33,18 @@ def flavour(torch_version: str | None, hip: str | None, cuda: str | None) -> str
 
 def probe_outcome(result: CommandResult, stages: list[dict]) -> dict[str, Any]:
     last = stages[-1]["stage"] if stages else None
-    done = last == "done"
-    outcome: dict[str, Any] = {
+    state, detail = classify(result, finished=last == "done")
+    if state in ("hung", "crashed"):
+        detail = f"{detail} while {STAGE_MEANING.get(last, last)}"
+    return {
         "argv": result.argv,
         "returncode": result.returncode,
         "last_stage": last,
         "duration_s": result.duration_s,
         "stderr_tail": result.stderr[-2000:],
+        "state": state,
+        "detail": detail,
     }
-    if result.error:
-        outcome.update(state="not-run", detail=f"the interpreter could not start: {result.error}")
-    elif result.timed_out:
-        outcome.update(state="hung", detail=f"no answer within {result.timeout_s:g} s while {STAGE_MEANING.get(last, last)}")
-    elif result.signal:
-        outcome.update(state="crashed", detail=f"killed by {signal_name(result.signal)} while {STAGE_MEANING.get(last, last)}")
-    elif not done:
-        outcome.update(
-            state="crashed",
-            detail=f"exited with code {result.returncode} while {STAGE_MEANING.get(last, last)}",
-        )
-    else:
-        outcome.update(state="ok", detail="completed")
-    return outcome
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
@@ -82,7 +56,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
         for key in ("torch.probe", "torch.installed"):
             facts.set_missing(key, "the torch probe did not run")
         return
-    stages = parse_stages(result.stdout)
+    stages = parse_json_lines(result.stdout)
     outcome = probe_outcome(result, stages)
     facts.set("torch.probe", outcome)
     by_stage: dict[str, dict] = {}

@@ -44,4 +44,4 @@ def choose_python(explicit: Optional[str], env: Mapping[str, str]) -> tuple[str,
             return sys.executable, f"the active {kind} ({variable}), which rocm-doctor runs in"
         if candidate.exists():
             return str(candidate), f"the active {kind} ({variable}={prefix})"
-    return sys.executable, "the interpreter rocm-doctor runs in (no virtual or conda environment is active)"
+    return sys.executable, "the interpreter rocm-doctor runs in; no virtual or conda environment is active"

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rocm_doctor.engine.child import child_env
 from rocm_doctor.probes._base import Recorder
 
 CHILD = Path(__file__).with_name("_torch_child.py")
 COMMAND_KEY = "torch-probe"
-
-
-def child_env(base: dict) -> dict:
-    env = dict(base)
-    env["PYTHONIOENCODING"] = "utf-8"
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 def collect(recorder: Recorder) -> None:
@@ -23,5 +17,5 @@ def collect(recorder: Recorder) -> None:
         COMMAND_KEY,
         [context.python, str(CHILD)],
         timeout=context.torch_timeout_s,
-        env=child_env(dict(context.env)),
+        env=child_env(context.env),
     )

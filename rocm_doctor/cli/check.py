@@ -1,0 +1,52 @@
+"""`rocm-doctor check`: diagnose this machine (or a snapshot) and report findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
+from rocm_doctor.cli.options import python_option, torch_timeout_option
+from rocm_doctor.engine.model import Status
+
+FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
+
+
+@click.command("check")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in data/report.schema.json).")
+@click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
+@python_option
+@click.option("--from", "from_file", type=click.Path(path_type=Path), help="Re-diagnose a snapshot or report file.")
+@click.option("--no-gpu", is_flag=True, help="Do not run GPU kernels (static checks only).")
+@click.option("--fail-on", type=click.Choice(sorted(FAIL_ON)), default="fail", show_default=True,
+              help="Lowest status that makes the exit code 1.")
+@click.option("--only", multiple=True, metavar="ID", help="Run only this check (repeatable).")
+@click.option("--skip", multiple=True, metavar="ID", help="Do not run this check (repeatable).")
+@torch_timeout_option
+def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, torch_timeout):
+    """Diagnose the PyTorch GPU setup and say what to do about each problem."""
+    from rocm_doctor.diagnose import Options, diagnose
+    from rocm_doctor.engine.engine import UnknownCheckError
+    from rocm_doctor.facts.snapshot import SnapshotError
+    from rocm_doctor.probes._target import TargetError
+
+    if from_file is not None and python:
+        raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
+    options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout)
+    try:
+        report, _facts = diagnose(options)
+    except (SnapshotError, TargetError, UnknownCheckError) as exc:
+        raise DoctorUsageError(str(exc)) from None
+
+    if as_json:
+        from rocm_doctor.report.json_report import render
+
+        click.echo(render(report))
+    else:
+        from rocm_doctor.report.human import render
+
+        render(report, console(), verbose=verbose)
+    threshold = FAIL_ON[fail_on]
+    failing = [f for f in report.findings if f.status.rank >= threshold.rank]
+    raise SystemExit(EXIT_PROBLEMS if failing else EXIT_OK)

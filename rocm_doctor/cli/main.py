@@ -1,0 +1,49 @@
+"""The `rocm-doctor` command group. Each command lives in its own module and is imported lazily."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from rocm_doctor import __version__
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN
+
+# command name -> module defining `command`
+COMMANDS = {
+    "check": "rocm_doctor.cli.check",
+    "snapshot": "rocm_doctor.cli.snapshot",
+    "checks": "rocm_doctor.cli.checks_list",
+    "explain": "rocm_doctor.cli.explain",
+}
+
+
+class LazyGroup(click.Group):
+    """Imports a command's module only when it runs, so `--version` and `checks` stay fast."""
+
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        module = COMMANDS.get(name)
+        return importlib.import_module(module).command if module else None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="rocm-doctor")
+def cli():
+    """Diagnose and repair PyTorch GPU setups (AMD ROCm first; NVIDIA too)."""
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=True)
+    except KeyboardInterrupt:
+        click.echo("rocm-doctor: interrupted", err=True)
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # last resort: never a traceback for the user
+        click.echo(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
+        sys.exit(EXIT_CANNOT_RUN)

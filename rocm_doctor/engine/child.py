@@ -1,0 +1,89 @@
+"""Child processes of the target interpreter that speak JSON lines: the torch probe, GPU kernels, benchmarks.
+
+A child prints one JSON object per line and flushes, so when it crashes or hangs the parent still has every
+record up to that point. `classify` turns how the process ended into one of a closed set of states.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from rocm_doctor.engine import runner
+from rocm_doctor.engine.runner import CommandResult, signal_name
+
+STATES = ("ok", "crashed", "hung", "not-run")
+
+
+def parse_json_lines(stdout: str, marker: str = "stage") -> list[dict[str, Any]]:
+    """The JSON objects carrying `marker` that a child printed; any other line (library chatter) is ignored."""
+    records = []
+    for line in (stdout or "").splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and marker in value:
+            records.append(value)
+    return records
+
+
+def classify(result: CommandResult, finished: bool) -> tuple[str, str]:
+    """(state, detail) for a child run; `finished` says whether it printed its closing record."""
+    if result.error:
+        return "not-run", f"could not start: {result.error}"
+    if result.timed_out:
+        return "hung", f"no answer within {result.timeout_s:g} s"
+    if result.signal:
+        return "crashed", f"killed by {signal_name(result.signal)}"
+    if not finished:
+        return "crashed", f"exited with code {result.returncode} before finishing"
+    return "ok", "completed"
+
+
+def child_env(base: Optional[Mapping[str, str]] = None, extra: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+@dataclass
+class ChildRun:
+    result: CommandResult
+    records: list[dict[str, Any]] = field(default_factory=list)
+    state: str = "ok"
+    detail: str = ""
+
+    @property
+    def stderr_tail(self) -> list[str]:
+        return [line for line in self.result.stderr.splitlines() if line.strip()][-12:]
+
+
+def run_child(
+    python: str,
+    script: Path,
+    payload: Mapping[str, Any],
+    timeout: float,
+    env: Optional[Mapping[str, str]] = None,
+    marker: str = "stage",
+    done_value: str = "done",
+) -> ChildRun:
+    """Run `script` in `python` with `payload` as JSON on stdin; the child ends with {marker: done_value}."""
+    result = runner.run(
+        [python, str(script)],
+        timeout=timeout,
+        env=child_env(env),
+        stdin_data=json.dumps(payload).encode("utf-8"),
+    )
+    records = parse_json_lines(result.stdout, marker)
+    finished = bool(records) and records[-1].get(marker) == done_value
+    state, detail = classify(result, finished)
+    return ChildRun(result=result, records=records, state=state, detail=detail)

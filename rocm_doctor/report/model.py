@@ -1,0 +1,47 @@
+"""The one report structure every reporter renders (human, JSON, Markdown)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from rocm_doctor import __version__
+from rocm_doctor.engine.model import Finding, Status
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    target: dict[str, Any] = field(default_factory=dict)
+    platform: dict[str, Any] = field(default_factory=dict)
+    source: str = "live"  # "live" or the snapshot path it was replayed from
+    generated_at: str = field(
+        default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    )
+    stages: dict[str, Any] = field(default_factory=dict)  # kernels, bench, ... when they ran
+
+    def summary(self) -> dict[str, int]:
+        counts = {status.value: 0 for status in Status}
+        for finding in self.findings:
+            counts[finding.status.value] += 1
+        return counts
+
+    def worst(self) -> Optional[Status]:
+        statuses = [f.status for f in self.findings]
+        return max(statuses, key=lambda s: s.rank) if statuses else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "rocm-doctor", "version": __version__},
+            "generated_at": self.generated_at,
+            "source": self.source,
+            "target": self.target,
+            "platform": self.platform,
+            "summary": self.summary(),
+            "findings": [f.to_dict() for f in self.findings],
+            "stages": self.stages,
+        }
