@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
-from rocm_doctor.cli.options import python_option, torch_timeout_option
+from rocm_doctor.cli.options import command_timeout_option, python_option, torch_timeout_option
 from rocm_doctor.engine.model import Status
 
 FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
@@ -24,7 +24,8 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
 @click.option("--only", multiple=True, metavar="ID", help="Run only this check (repeatable).")
 @click.option("--skip", multiple=True, metavar="ID", help="Do not run this check (repeatable).")
 @torch_timeout_option
-def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, torch_timeout):
+@command_timeout_option
+def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, torch_timeout, command_timeout):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
@@ -33,7 +34,8 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, to
 
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
-    options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout)
+    options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout,
+                      command_timeout_s=command_timeout)
     try:
         report, _facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:

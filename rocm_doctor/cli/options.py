@@ -18,3 +18,11 @@ torch_timeout_option = click.option(
     metavar="SECONDS",
     help="How long the torch probe may take before it counts as hung.",
 )
+command_timeout_option = click.option(
+    "--command-timeout",
+    type=click.FloatRange(min=0.5),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long each external tool (hipconfig, rocminfo, ...) may run before it is killed.",
+)

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError
-from rocm_doctor.cli.options import python_option, torch_timeout_option
+from rocm_doctor.cli.options import command_timeout_option, python_option, torch_timeout_option
 
 
 @click.command("snapshot")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="File to write (default: stdout).")
 @python_option
 @torch_timeout_option
-def command(output, python, torch_timeout):
+@command_timeout_option
+def command(output, python, torch_timeout, command_timeout):
     """Write the raw observations (commands, files, env, torch probe) as a versioned JSON snapshot."""
     import json
 
@@ -24,7 +24,8 @@ def command(output, python, torch_timeout):
     from rocm_doctor.probes._target import TargetError
 
     try:
-        observations = observe(Options(python=python, torch_timeout_s=torch_timeout))
+        observations = observe(Options(python=python, torch_timeout_s=torch_timeout,
+                      command_timeout_s=command_timeout))
     except TargetError as exc:
         raise DoctorUsageError(str(exc)) from None
     if output is None:
@@ -34,4 +35,4 @@ def command(output, python, torch_timeout):
         snapshot.save(observations, output)
     except OSError as exc:
         raise DoctorUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
-    click.echo(f"snapshot written to {output}", err=True if output is None else False, file=sys.stderr)
+    click.echo(f"snapshot written to {output}", err=True)

@@ -69,7 +69,7 @@ class CommandResult:
     def from_dict(cls, data: Mapping) -> "CommandResult":
         known = {f for f in cls.__dataclass_fields__}
         values = {k: v for k, v in data.items() if k in known}
-        values["argv"] = [str(a) for a in values.get("argv", [])]
+        values["argv"] = [str(a) for a in data["argv"]]
         return cls(**values)
 
 

@@ -64,8 +64,10 @@ def load(path: Path) -> Observations:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SnapshotError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SnapshotError(f"{path}: cannot read ({exc})") from None
+    except UnicodeDecodeError:
+        raise SnapshotError(f"{path} is not valid JSON (not UTF-8 text: corrupt or not a snapshot)") from None
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:

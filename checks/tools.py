@@ -1,0 +1,46 @@
+"""External tools that misbehaved while the doctor ran them: hung, crashed, or printed garbage or floods."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.engine.runner import signal_name
+
+OWN_CHILDREN = ("torch-probe",)  # judged by their own checks
+
+
+class ExternalToolMisbehaved(Check):
+    id = "external-tool-misbehaved"
+    title = "Diagnostic tools ran cleanly"
+    area = "rocm-doctor"
+    severity = Severity.MEDIUM
+
+    def run(self, facts):
+        findings = []
+        for key, result in sorted(facts.observations.commands.items()):
+            if key in OWN_CHILDREN or result.error:
+                continue
+            command = " ".join(result.argv)
+            if result.timed_out:
+                findings.append(self.warn(
+                    f"`{command}` did not finish within {result.timeout_s:g} s and was killed; its facts are missing.",
+                    subject=key, evidence=[result.describe()],
+                    remediation=[f"Run `{command}` by hand: a hang there usually means the GPU driver or runtime is stuck "
+                                 "(check `dmesg`); the other findings did not depend on it."]))
+            elif result.signal:
+                findings.append(self.warn(
+                    f"`{command}` was killed by {signal_name(result.signal)}; its output may be incomplete.",
+                    subject=key, evidence=[result.describe(), *result.stderr.strip().splitlines()[-5:]],
+                    remediation=[f"Run `{command}` by hand to see the crash; an SMI tool that aborts is a known "
+                                 "packaging bug on some distributions and does not mean the GPU is broken."]))
+            elif result.truncated:
+                dropped = result.stdout_truncated_bytes + result.stderr_truncated_bytes
+                findings.append(self.warn(
+                    f"`{command}` printed far more than expected; {dropped:,} bytes beyond the cap were dropped.",
+                    subject=key, evidence=[result.describe()],
+                    remediation=["Unusual output volume often means a debug logging variable is set (AMD_LOG_LEVEL, "
+                                 "HIP_TRACE_API); unset it and re-run."]))
+            elif result.invalid_utf8:
+                findings.append(self.info(
+                    f"`{command}` printed bytes that are not UTF-8; they were replaced before parsing.",
+                    subject=key, evidence=[result.describe()]))
+        return findings or self.ok(f"{len(facts.observations.commands)} command(s) ran without hangs or crashes")

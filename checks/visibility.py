@@ -1,0 +1,63 @@
+"""GPU visibility variables: HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES."""
+
+from __future__ import annotations
+
+import re
+
+from rocm_doctor.engine.model import Check, Severity
+
+VARIABLES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
+_INDEX = re.compile(r"^-?\d+$")
+_UUID = re.compile(r"^(GPU-|MIG-)?[0-9a-fA-F-]{6,}$")
+
+
+def parse_visible(value: str) -> tuple[list[str], list[str]]:
+    """Split a *_VISIBLE_DEVICES value into (entries, malformed entries). The runtimes stop at the first bad entry."""
+    entries = [e.strip() for e in value.split(",")] if value.strip() else []
+    bad = [e for e in entries if not (_INDEX.match(e) or _UUID.match(e))]
+    return entries, bad
+
+
+class GpuVisibilityEnv(Check):
+    id = "gpu-visibility-env"
+    title = "GPU visibility variables do not hide the GPUs"
+    area = "environment"
+    severity = Severity.HIGH
+
+    def run(self, facts):
+        env = facts.env
+        gpus = [g for g in facts.get("gpu.pci") or [] if g.get("vendor") in ("amd", "nvidia")]
+        findings = []
+        for name in VARIABLES:
+            if name not in env:
+                continue
+            value = env[name]
+            entries, bad = parse_visible(value)
+            shell_unset = self._unset_advice(facts, name)
+            if not entries:
+                findings.append(self.fail(
+                    f"{name} is set but empty: it hides every GPU from the runtime.",
+                    subject=name, evidence=[f"{name}={value!r}"], remediation=[shell_unset]))
+            elif bad:
+                findings.append(self.fail(
+                    f"{name}={value!r} has malformed entries {', '.join(map(repr, bad))}: the runtime ignores "
+                    "everything from the first bad entry on, which can hide every GPU.",
+                    subject=name, evidence=[f"{name}={value!r}"],
+                    remediation=[f"Use comma-separated device indices such as 0 or 0,1 (or UUIDs); or: {shell_unset}"]))
+            elif _INDEX.match(entries[0]) and int(entries[0]) < 0:
+                findings.append(self.fail(f"{name}={value} hides every GPU (-1 means none).",
+                                          subject=name, evidence=[f"{name}={value!r}"], remediation=[shell_unset]))
+            elif gpus and all(e.isdigit() and int(e) >= len(gpus) for e in entries):
+                findings.append(self.fail(
+                    f"{name}={value} names only device indices that do not exist ({len(gpus)} GPU(s) on PCI).",
+                    subject=name, evidence=[f"{name}={value!r}", f"PCI GPUs: {len(gpus)}"],
+                    remediation=[f"Set {name} to indices from 0 to {len(gpus) - 1}, or: {shell_unset}"]))
+            else:
+                findings.append(self.info(f"{name}={value} limits which GPUs torch sees.", subject=name))
+        return findings or self.ok("no GPU visibility variable is set")
+
+    @staticmethod
+    def _unset_advice(facts, name: str) -> str:
+        if facts.os == "windows":
+            return f"Remove it: PowerShell `Remove-Item Env:{name}` (this shell) and from System > Environment Variables."
+        return f"Remove it: `unset {name}` (and from ~/.bashrc or wherever it is set)."

@@ -1,0 +1,28 @@
+"""`rocm_agent_enumerator` and `amdgpu-arch` → the gfx targets they print, one per line. Pure; never raises.
+
+rocm_agent_enumerator prints `gfx000` for the CPU agent; it is kept apart from the GPU targets. Any other line
+(a Python traceback, "Failed to ..." from amdgpu-arch) is returned as an error line.
+"""
+
+from __future__ import annotations
+
+from rocm_doctor.parsers import gfx as gfxlib
+
+CPU_TARGET = "gfx000"
+
+
+def parse_target_lines(text: str | None) -> dict:
+    """{gpus: [base gfx per GPU line, in order, repeats kept], target_ids: [...], cpu_agents: n, errors: [...]}."""
+    result: dict = {"gpus": [], "target_ids": [], "cpu_agents": 0, "errors": []}
+    for line in (text or "").splitlines():
+        token = line.strip()
+        if not token:
+            continue
+        if token == CPU_TARGET:
+            result["cpu_agents"] += 1
+        elif gfxlib.base_gfx(token) and " " not in token:
+            result["gpus"].append(gfxlib.base_gfx(token))
+            result["target_ids"].append(gfxlib.target_id(token))
+        else:
+            result["errors"].append(token)
+    return result
