@@ -65,7 +65,7 @@ class TorchInstalled(Check):
         python = _target(facts)
         if facts["torch.installed"] and facts.has("torch.import_error"):
             return self.fail(
-                f"torch is installed in {python} but fails to import.",
+                f"torch is installed in {python} but fails to import: {facts['torch.import_error']}",
                 evidence=[facts["torch.import_error"]],
                 remediation=["Reinstall torch in that environment: " + pip_install_command(python, self._index(facts))],
             )
@@ -141,8 +141,10 @@ class TorchSeesGpu(Check):
         if facts.get("torch.available_error"):
             evidence.append(f"exception: {facts['torch.available_error']}")
         evidence += [f"warning: {w}" for w in facts.get("torch.warnings") or []]
+        said = facts.get("torch.available_error") or next(iter(facts.get("torch.warnings") or []), None)
         return self.fail(
-            f"this {flavour.upper()} build of torch cannot reach any GPU.",
+            f"this {flavour.upper()} build of torch cannot reach any GPU"
+            + (f"; torch says: {said}" if said else " (torch gave no reason)."),
             evidence=evidence,
             remediation=[
                 "Check that the GPU driver is loaded and the devices are accessible (see the ROCm/driver findings).",

@@ -45,6 +45,7 @@ def observe(options: Options) -> Observations:
         env=env,
         command_timeout_s=options.command_timeout_s,
         torch_timeout_s=options.torch_timeout_s,
+        online=bool(options.extra.get("online", False)),
     )
     return collect(context)
 

@@ -23,9 +23,10 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
               help="Lowest status that makes the exit code 1.")
 @click.option("--only", multiple=True, metavar="ID", help="Run only this check (repeatable).")
 @click.option("--skip", multiple=True, metavar="ID", help="Do not run this check (repeatable).")
+@click.option("--online", is_flag=True, help="Also check that the package index the fixes use is reachable (network).")
 @torch_timeout_option
 @command_timeout_option
-def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, torch_timeout, command_timeout):
+def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, torch_timeout, command_timeout):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
@@ -35,7 +36,7 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, to
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
     options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout,
-                      command_timeout_s=command_timeout)
+                      command_timeout_s=command_timeout, extra={"online": online})
     try:
         report, _facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:

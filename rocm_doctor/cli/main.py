@@ -16,6 +16,8 @@ COMMANDS = {
     "snapshot": "rocm_doctor.cli.snapshot",
     "checks": "rocm_doctor.cli.checks_list",
     "explain": "rocm_doctor.cli.explain",
+    "report": "rocm_doctor.cli.report",
+    "data": "rocm_doctor.cli.data",
 }
 
 

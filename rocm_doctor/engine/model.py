@@ -74,6 +74,7 @@ class Finding:
     area: str = "general"
     severity: Severity = Severity.MEDIUM
     data: dict[str, Any] = field(default_factory=dict)
+    fix: list = field(default_factory=list)  # rocm_doctor.fix.steps.Step objects: the remedy as data
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +89,7 @@ class Finding:
             "remediation": list(self.remediation),
             "docs": list(self.docs),
             "data": self.data,
+            "fix": [step.to_dict() for step in self.fix],
         }
 
     @classmethod
@@ -104,7 +106,21 @@ class Finding:
             area=raw.get("area", "general"),
             severity=Severity(raw.get("severity", "medium")),
             data=dict(raw.get("data", {})),
+            fix=_steps_from_raw(raw.get("fix", [])),
         )
+
+
+def _steps_from_raw(raw: Any) -> list:
+    """Fix steps from JSON; a step this version does not know is dropped, not fatal (reports outlive versions)."""
+    from rocm_doctor.fix.steps import StepError, step_from_dict
+
+    steps = []
+    for item in raw if isinstance(raw, list) else []:
+        try:
+            steps.append(step_from_dict(item))
+        except StepError:
+            continue
+    return steps
 
 
 Outcome = Union[Finding, Iterable[Finding], None]
@@ -140,6 +156,7 @@ class Check:
         title: Optional[str] = None,
         data: Optional[dict[str, Any]] = None,
         severity: Optional[Severity] = None,
+        fix: Iterable[Any] = (),
     ) -> Finding:
         return Finding(
             id=f"{self.id}:{subject}" if subject else self.id,
@@ -153,7 +170,14 @@ class Check:
             area=self.area,
             severity=severity or self.severity,
             data=data or {},
+            fix=list(fix),
         )
+
+    @staticmethod
+    def with_fix(finding: Finding, *steps: Any) -> Finding:
+        """Attach fix steps (built with rocm_doctor.fix.steps constructors) to a finding; returns the finding."""
+        finding.fix.extend(steps)
+        return finding
 
     def ok(self, message: str, **kw: Any) -> Finding:
         return self.finding(Status.OK, message, **kw)

@@ -3,8 +3,8 @@
 The contract, held by property tests: prepending or removing an entry never drops, reorders or duplicates any
 *other* entry, keeps empty entries and `%VAR%` references exactly as they were, and does not add an empty entry
 (which would mean "the current folder") when the variable was empty. On Windows entries compare
-case-insensitively, ignoring surrounding quotes and a trailing backslash; elsewhere they compare exactly, ignoring
-a trailing slash.
+case-insensitively, ignoring surrounding quotes and a trailing backslash; elsewhere they compare exactly (the same
+rule as the shell code written to rc files).
 """
 
 from __future__ import annotations
@@ -38,8 +38,7 @@ def _key(entry: str, windows: bool) -> str:
             text = text[1:-1]
         stripped = text.rstrip("\\/")
         return (stripped or text).casefold()
-    stripped = entry.rstrip("/")
-    return stripped or entry
+    return entry
 
 
 def contains(value: Optional[str], entry: str, sep: str, windows: bool) -> bool:

@@ -62,7 +62,9 @@ def _convert(kind, value: str):
 
 
 def _new_agent(number: int) -> dict:
-    return {"agent": number, "isas": [], "pools": []}
+    agent: dict = {field: None for field, _ in _AGENT_FIELDS.values()}
+    agent.update(agent=number, isas=[], pools=[])
+    return agent
 
 
 def _finish_agent(agent: dict) -> dict:

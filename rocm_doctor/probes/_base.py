@@ -24,6 +24,7 @@ class ProbeContext:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     command_timeout_s: float = 10.0
     torch_timeout_s: float = 60.0
+    online: bool = False  # probes that touch the network (probes/online.py) run only when this is set
 
 
 class Recorder:

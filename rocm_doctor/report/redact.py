@@ -50,6 +50,7 @@ class Redactor:
         self._user_re: Optional[re.Pattern] = None
         self._host_re: Optional[re.Pattern] = None
         self._home_re: Optional[re.Pattern] = None
+        self._host_alias: dict[str, str] = {}
 
     # -- public ---------------------------------------------------------------------------------------------
     def redact(self, data: Any) -> Any:
@@ -76,8 +77,10 @@ class Redactor:
                     ids.homes.append(value)
                 elif upper in rules.HOST_VARIABLES:
                     ids.hosts.append(value)
-                if rules.is_secret_name(name) or (not rules.is_allowed_name(name) and rules.looks_random(value)):
+                if rules.is_secret_name(name):
                     ids.secrets.append(value)
+                elif not rules.is_allowed_name(name):
+                    ids.secrets.extend(part for part in [value, *value.splitlines()] if rules.looks_random(part))
         for text in _strings(data):
             for match in rules.HOME_PATH.finditer(text):
                 ids.users.append(match.group("name"))
@@ -88,8 +91,10 @@ class Redactor:
         hosts = []
         for host in ids.hosts:
             hosts.append(host)
-            if "." in host and not _is_ip(host):
-                hosts.append(host.split(".", 1)[0])
+            if "." in host and not _is_ip(host):  # the short name is the same machine: same placeholder
+                short = host.split(".", 1)[0]
+                hosts.append(short)
+                self._host_alias.setdefault(short.lower(), host.lower())
         hosts = _unique(h for h in hosts if rules.usable_host(h))
         homes = _unique(h.rstrip("/\\") for h in ids.homes if len(h.rstrip("/\\")) > 1)
         secrets = set()
@@ -111,10 +116,9 @@ class Redactor:
             self._users = users
             self._user_re = re.compile(r"(?<![\w<])(" + "|".join(re.escape(u) for u in users) + r")(?![\w>])")
         if hosts:
-            self._host_re = re.compile(
-                r"(?<![\w<.-])(" + "|".join(re.escape(h) for h in sorted(hosts, key=len, reverse=True)) + r")(?![\w>-])",
-                re.IGNORECASE,
-            )
+            # short names (vm, pc) only in their own case, so prose like "Linux VM" survives
+            names = [re.escape(h) if len(h) < 4 else f"(?i:{re.escape(h)})" for h in sorted(hosts, key=len, reverse=True)]
+            self._host_re = re.compile(r"(?<![\w<.-])(" + "|".join(names) + r")(?![\w>-])")
 
     # -- walking --------------------------------------------------------------------------------------------
     def _walk(self, value: Any, path: str, parent_key: Optional[str]) -> Any:
@@ -149,6 +153,10 @@ class Redactor:
         return self._text(value, path)
 
     def _whole(self, key: str, value: str, path: str) -> str:
+        """A value under a key named like serial/uuid: the text rules first (GPU-<uuid-1>), else all of it."""
+        out = self._text(value, path)
+        if out != value:
+            return out
         kind = "uuid" if "uuid" in key.lower() else "serial"
         return self._record(path, [kind], self._placeholder(kind, value))
 
@@ -180,7 +188,7 @@ class Redactor:
         if self._user_re is not None:
             out = self._user_re.sub(lambda m: self._hit("user", m.group(1)), out)
         if self._host_re is not None:
-            out = self._host_re.sub(lambda m: self._hit("host", m.group(1).lower()), out)
+            out = self._host_re.sub(lambda m: self._hit("host", self._host_name(m.group(1))), out)
         if self._hits:
             self.redactions.append(Redaction(path=path, kinds=sorted(set(self._hits)), count=len(self._hits)))
         return out
@@ -190,9 +198,12 @@ class Redactor:
         self._hits.append(kind)
         return fixed if fixed is not None else self._placeholder(kind, value)
 
+    def _host_name(self, name: str) -> str:
+        return self._host_alias.get(name.lower(), name.lower())
+
     def _secret_assignment(self, match: re.Match) -> str:
         value = match.group("value")
-        if value.startswith("<") or value.lower() in rules.HARMLESS_VALUES:
+        if value.startswith("<") or value.lower() in rules.HARMLESS_VALUES or value.lower() in rules.AUTH_SCHEMES:
             return match.group(0)
         return match.group("name") + match.group("sep") + self._hit("secret", value)
 

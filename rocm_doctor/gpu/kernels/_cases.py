@@ -523,7 +523,7 @@ def _autocast(low):
     def build(ctx):
         torch = ctx.torch
         dtype = getattr(torch, low)
-        a, b = ctx.randn(256, 512), ctx.randn(512, 128)
+        a, b = ctx.randn(256, 512), ctx.randn(512, 128, scale=0.05)
         # The reference rounds the inputs as autocast will, then multiplies in float64.
         ar, br = a.to(dtype).double(), b.to(dtype).double()
         with torch.autocast(device_type=ctx.device_type, dtype=dtype):

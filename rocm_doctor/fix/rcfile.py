@@ -1,0 +1,209 @@
+"""The one managed block rocm-doctor owns in a shell rc file, and safe writes of that file.
+
+Everything outside `# >>> rocm-doctor >>>` ... `# <<< rocm-doctor <<<` is preserved byte for byte (line endings,
+a missing final newline, odd bytes). Inside, each entry is a key line (`# rocm-doctor: ["env", "NAME"]`) followed
+by its shell code; setting the same key again replaces the entry, so the block is never duplicated and applying the
+same step twice changes nothing. Files are written to a temporary file next to them and atomically renamed, so an
+interrupted write leaves the old file or the new one, never half of each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+BEGIN = "# >>> rocm-doctor >>>"
+END = "# <<< rocm-doctor <<<"
+HEADER = "# Managed by `rocm-doctor fix`; `rocm-doctor fix --undo` reverts it. Edits inside may be overwritten."
+KEY_PREFIX = "# rocm-doctor: "
+
+
+class RcFileError(OSError):
+    """A file cannot be read or written; the message is one line for the user."""
+
+
+# ---- text ------------------------------------------------------------------------------------------------------
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def newline_of(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def find_block(text: str) -> Optional[tuple[int, int]]:
+    """Character span of the first managed block, including the end marker's line break."""
+    offset = 0
+    start = None
+    for line in _lines(text):
+        bare = line.rstrip("\r\n")
+        if start is None and bare.strip() == BEGIN:
+            start = offset
+        elif start is not None and bare.strip() == END:
+            return start, offset + len(line)
+        offset += len(line)
+    return None
+
+
+def block_text(text: str) -> Optional[str]:
+    span = find_block(text)
+    return text[span[0] : span[1]] if span else None
+
+
+def entries(text: str) -> list[tuple[list, str]]:
+    """(key, code) pairs of the managed block, in order; code lines joined with '\\n'."""
+    body = block_text(text)
+    if body is None:
+        return []
+    out: list[tuple[list, str]] = []
+    for line in _lines(body)[1:-1]:
+        bare = line.rstrip("\r\n")
+        if bare.startswith(KEY_PREFIX):
+            try:
+                key = json.loads(bare[len(KEY_PREFIX) :])
+            except ValueError:
+                continue
+            out.append((key, ""))
+        elif out and not bare.startswith("#"):
+            key, code = out[-1]
+            out[-1] = (key, f"{code}\n{bare}" if code else bare)
+    return out
+
+
+def render_block(items: list[tuple[list, str]], nl: str) -> str:
+    lines = [BEGIN, HEADER]
+    for key, code in items:
+        lines.append(KEY_PREFIX + json.dumps(key))
+        lines.extend(code.split("\n"))
+    lines.append(END)
+    return nl.join(lines) + nl
+
+
+def code_for(text: str, key: list) -> Optional[str]:
+    for existing, code in entries(text):
+        if existing == key:
+            return code
+    return None
+
+
+def with_entry(text: str, key: list, code: str) -> str:
+    """`text` with the block entry `key` set to `code` (added at the end of the block, or replaced in place)."""
+    items = entries(text)
+    for index, (existing, _old) in enumerate(items):
+        if existing == key:
+            items[index] = (key, code)
+            break
+    else:
+        items.append((key, code))
+    nl = newline_of(text)
+    return replace_block(text, render_block(items, nl))
+
+
+def replace_block(text: str, block: Optional[str]) -> str:
+    """Put `block` where the managed block is (or at the end); None removes the block."""
+    span = find_block(text)
+    if span is not None:
+        return text[: span[0]] + (block or "") + text[span[1] :]
+    if block is None:
+        return text
+    joint = newline_of(text) if text and not text.endswith(("\n", "\r")) else ""
+    return text + joint + block
+
+
+# ---- files -----------------------------------------------------------------------------------------------------
+
+
+def read(path: Path) -> Optional[bytes]:
+    """The file's bytes, or None when it does not exist."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise RcFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def real_target(path: Path) -> Path:
+    """Write through symlinks (dotfile managers link ~/.bashrc into a repository)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def check_writable(path: Path, home: Optional[Path] = None) -> None:
+    """Raise RcFileError (one line) when writing `path` would fail or should not happen."""
+    if home is not None and not home.is_dir():
+        raise RcFileError(f"home folder {home} does not exist; nothing was changed")
+    target = real_target(path)
+    if target.exists():
+        mode = target.stat().st_mode
+        # Honour the read-only bit even when running as root: the user made the file read-only on purpose.
+        if not mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+            raise RcFileError(f"{path} is read-only; nothing was changed (make it writable or apply the plan by hand)")
+    parent = _existing_parent(target.parent)
+    if not os.access(parent, os.W_OK):
+        raise RcFileError(f"cannot create files in {parent}; nothing was changed")
+
+
+def _existing_parent(folder: Path) -> Path:
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def atomic_write(path: Path, data: bytes, mode: Optional[int] = None) -> None:
+    """Replace `path` with `data` via a temporary file in the same folder and os.replace."""
+    target = real_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode is None:
+            mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".rocm-doctor-tmp", dir=target.parent)
+    except OSError as exc:
+        raise RcFileError(f"cannot write {path}: {exc.strerror or exc}; nothing was changed") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RcFileError(f"cannot write {path}: {exc.strerror or exc}; it was left unchanged") from None
+
+
+def remove(path: Path) -> None:
+    try:
+        real_target(path).unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise RcFileError(f"cannot remove {path}: {exc.strerror or exc}") from None
+
+
+def rc_path(shell: str, home: Path, env: dict, os_name: str) -> Path:
+    """Which file the user's shell reads at start-up, for persistent user-scope changes."""
+    if shell == "zsh":
+        return Path(env.get("ZDOTDIR") or home) / ".zshrc"
+    if shell == "fish":
+        config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+        return config / "fish" / "conf.d" / "rocm-doctor.fish"
+    if shell == "bash":
+        return home / (".bash_profile" if os_name == "macos" else ".bashrc")
+    return home / ".profile"

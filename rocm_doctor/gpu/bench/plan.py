@@ -1,0 +1,105 @@
+"""What each benchmark preset measures, and the time budget of each section.
+
+The sizes are payload parameters of the child, so tests run the same code with tiny sizes on the CPU device.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MIB = 1 << 20
+GIB = 1 << 30
+PRESETS = ("full", "quick", "tiny")
+SECTION_ORDER = ("matmul", "memory", "launch", "sdpa", "compare", "decoder", "reference")
+TITLES = {
+    "matmul": "Matmul throughput",
+    "memory": "Memory bandwidth",
+    "launch": "Launch overhead",
+    "sdpa": "Scaled dot-product attention",
+    "compare": "CPU vs GPU",
+    "decoder": "LLM-shaped decoder (Qwen3-0.6B shapes)",
+    "reference": "Plain reference (do_bench)",
+    "hang": "Hang (test aid)",
+}
+
+
+@dataclass
+class Section:
+    name: str
+    timeout_s: float
+    params: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind or self.name, "timeout_s": self.timeout_s, "params": self.params}
+
+
+def _sdpa_shapes(seq: int, heads: int = 16, dim: int = 128) -> list[dict[str, Any]]:
+    return [
+        {"name": "prefill", "b": 1, "h": heads, "sq": seq, "skv": seq, "d": dim, "causal": True},
+        {"name": "decode", "b": 1, "h": heads, "sq": 1, "skv": seq, "d": dim, "causal": False},
+    ]
+
+
+TINY_DECODER = {"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "head_dim": 16, "intermediate": 128,
+                "vocab": 512}
+
+
+def build(preset: str = "full", sections: tuple[str, ...] = ()) -> list[Section]:
+    """The sections of a preset, in run order; `sections` keeps only those named."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
+    if preset == "full":
+        plan = [
+            Section("matmul", 90, {"dtypes": ["fp32", "tf32", "fp16", "bf16"],
+                                   "shapes": [[4096, 4096, 4096], [8192, 8192, 8192], [16384, 4096, 2048]],
+                                   "rotate_bytes": 512 * MIB, "rep_ms": 100, "warmup_ms": 25}),
+            Section("memory", 60, {"copy_bytes": GIB, "host_bytes": 256 * MIB, "host_reps": 10, "rep_ms": 100}),
+            Section("launch", 30, {"iters": 4000, "graph_ops": 200, "graph_replays": 20}),
+            Section("sdpa", 60, {"dtypes": ["fp16", "bf16"], "shapes": _sdpa_shapes(2048), "rep_ms": 50}),
+            Section("compare", 90, {"matmul_n_gpu": 8192, "matmul_n_cpu": 2048, "cnn_steps_gpu": 100,
+                                    "cnn_steps_cpu": 20, "cnn_warmup": 5, "batch": 64, "cpu_read_bytes": 512 * MIB}),
+            Section("decoder", 150, {"prefill_tokens": 512, "decode_tokens": 64, "prefill_reps": 3,
+                                     "profile_steps": 8, "dtype": "bf16",
+                                     "cpu": {"prefill_tokens": 64, "decode_tokens": 8, "dtype": "fp32"}}),
+            Section("reference", 60, {"mm_n": 8192, "copy_bytes": GIB}),
+        ]
+    elif preset == "quick":
+        plan = [
+            Section("matmul", 45, {"dtypes": ["fp32", "tf32", "fp16", "bf16"], "shapes": [[4096, 4096, 4096]],
+                                   "rotate_bytes": 512 * MIB, "rep_ms": 40, "warmup_ms": 10, "max_iters": 50}),
+            Section("memory", 40, {"copy_bytes": 512 * MIB, "host_bytes": 64 * MIB, "host_reps": 5, "rep_ms": 40}),
+            Section("launch", 20, {"iters": 1000, "graph_ops": 100, "graph_replays": 10}),
+            Section("sdpa", 40, {"dtypes": ["bf16"], "shapes": _sdpa_shapes(2048), "rep_ms": 20, "max_iters": 50}),
+            Section("compare", 60, {"matmul_n_gpu": 4096, "matmul_n_cpu": 1024, "cnn_steps_gpu": 30,
+                                    "cnn_steps_cpu": 5, "cnn_warmup": 3, "batch": 64, "rep_ms": 40,
+                                    "cpu_read_bytes": 256 * MIB}),
+            Section("decoder", 120, {"prefill_tokens": 128, "decode_tokens": 16, "prefill_reps": 1,
+                                     "profile_steps": 4, "dtype": "bf16",
+                                     "cpu": {"prefill_tokens": 16, "decode_tokens": 2, "dtype": "fp32"}}),
+            Section("reference", 40, {"mm_n": 4096, "copy_bytes": 512 * MIB}),
+        ]
+    else:  # tiny: exercises every code path in seconds on a CPU
+        plan = [
+            Section("matmul", 60, {"dtypes": ["fp32", "tf32", "bf16"], "shapes": [[64, 64, 64], [96, 32, 64]],
+                                   "rotate_bytes": 1 * MIB, "rep_ms": 5, "warmup_ms": 1, "max_iters": 10}),
+            Section("memory", 60, {"copy_bytes": 4 * MIB, "host_bytes": MIB, "host_reps": 2, "rep_ms": 5}),
+            Section("launch", 60, {"iters": 200, "graph_ops": 10, "graph_replays": 2}),
+            Section("sdpa", 60, {"dtypes": ["fp32"] if False else ["bf16"], "shapes": _sdpa_shapes(64, 2, 16),
+                                 "backends": ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"], "rep_ms": 5,
+                                 "max_iters": 10}),
+            Section("compare", 60, {"matmul_n_gpu": 64, "matmul_n_cpu": 64, "cnn_steps_gpu": 2, "cnn_steps_cpu": 2,
+                                    "cnn_warmup": 1, "batch": 4, "rep_ms": 5, "cpu_read_bytes": 4 * MIB}),
+            Section("decoder", 90, {"config": TINY_DECODER, "prefill_tokens": 16, "decode_tokens": 4,
+                                    "prefill_reps": 1, "profile_steps": 2, "dtype": "bf16",
+                                    "cpu": {"prefill_tokens": 8, "decode_tokens": 2, "dtype": "fp32",
+                                            "profile_steps": 2}}),
+            Section("reference", 60, {"mm_n": 64, "copy_bytes": 4 * MIB}),
+        ]
+    if sections:
+        unknown = [s for s in sections if s not in SECTION_ORDER]
+        if unknown:
+            raise ValueError(f"unknown section(s): {', '.join(unknown)} (choose from {', '.join(SECTION_ORDER)})")
+        plan = [s for s in plan if s.name in sections]
+    return plan

@@ -1,0 +1,384 @@
+"""Runs operator cases in the *target* interpreter and prints one JSON line per event, flushed.
+
+Stand-alone on purpose (standard library and torch only): the target environment need not have rocm-doctor
+installed. Reads a JSON payload from stdin:
+
+  device          "cuda" (the GPU; also ROCm) or "cpu"
+  only            categories to run (list) or null
+  cases           case names to run (list) or null for all
+  exclude         case names to leave out
+  extra_modules   paths of extra case files (tests inject faulty cases this way); they may
+                  `from _doctor_cases import case`
+  profile         run cases marked `profile` under torch.profiler and report device kernel names
+  case_timeout_s  a watchdog (faulthandler, independent of the GIL) ends the process when one case exceeds it
+  seed            base seed for the inputs
+  list_only       print the plan and stop
+
+Events (key "event"): start, hello (torch and devices), plan (the cases), begin (before each case), result
+(after each), fatal (nothing can run), done. When the process dies, the last "begin" without a "result" names
+the case that killed it.
+"""
+
+import faulthandler
+import importlib.util
+import json
+import math
+import os
+import sys
+import time
+import traceback
+import warnings
+import zlib
+
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASE_TOL = {"float64": 1e-10, "float32": 1e-4, "float16": 1e-2, "bfloat16": 3e-2, "int64": 0.0, "int32": 0.0}
+TF32_TOL = 5e-3
+OP_HINTS = ("scaled_dot_product", "cudnn", "miopen", "mkldnn", "slow_conv", "_fft_", "thnn", "_efficient_attention",
+            "_flash_attention", "mps_")
+
+
+def emit(event, **values):
+    values["event"] = event
+    sys.stdout.write(json.dumps(values, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def error_text(exc, limit=2000):
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return text[:limit]
+
+
+class Unavailable(Exception):
+    """The case cannot run here (feature missing, GPU-only case on the CPU device); carries the reason."""
+
+
+class Ctx:
+    """What a case's build function gets: torch, the device, the dtype, and seeded input makers."""
+
+    Unavailable = Unavailable
+
+    def __init__(self, torch, device, dtype_name, seed):
+        self.torch = torch
+        self.F = torch.nn.functional
+        self.device = device
+        self.device_type = torch.device(device).type
+        self.dtype_name = dtype_name
+        self.dtype = getattr(torch, dtype_name, None) if dtype_name in BASE_TOL else torch.float32
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def _round(self, x):
+        if self.dtype is not None and self.dtype.is_floating_point and self.dtype != self.torch.float64:
+            return x.to(self.dtype).double()
+        return x
+
+    def randn(self, *shape, scale=1.0):
+        return self._round(self.torch.randn(*shape, generator=self.gen, dtype=self.torch.float64) * scale)
+
+    def rand(self, *shape):
+        return self._round(self.torch.rand(*shape, generator=self.gen, dtype=self.torch.float64))
+
+    def randint(self, low, high, shape):
+        return self.torch.randint(low, high, shape, generator=self.gen)
+
+    def dev(self, x, dtype=None):
+        return x.to(device=self.device, dtype=dtype or self.dtype)
+
+    def sync(self):
+        if self.device_type == "cuda":
+            self.torch.cuda.synchronize()
+
+    def unavailable(self, reason):
+        raise Unavailable(reason)
+
+
+def load_module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def all_cases(torch, payload, device_type, device_count):
+    builtin = load_module(os.path.join(HERE, "_cases.py"), "_doctor_cases")
+    cases = list(builtin.CASES) + list(builtin.dynamic_cases(torch, device_type, device_count))
+    for index, path in enumerate(payload.get("extra_modules") or []):
+        module = load_module(path, "_doctor_extra_cases_%d" % index)
+        cases.extend(getattr(module, "CASES", []))
+        if hasattr(module, "dynamic_cases"):
+            cases.extend(module.dynamic_cases(torch, device_type, device_count))
+    return cases
+
+
+def select(cases, payload):
+    only = set(payload.get("only") or [])
+    names = payload.get("cases")
+    exclude = set(payload.get("exclude") or [])
+    chosen = []
+    for case in cases:
+        if only and case["category"] not in only:
+            continue
+        if names is not None and case["name"] not in names:
+            continue
+        if case["name"] in exclude:
+            continue
+        chosen.append(case)
+    if names is not None:  # keep the order the parent asked for
+        order = {name: i for i, name in enumerate(names)}
+        chosen.sort(key=lambda c: order.get(c["name"], len(order)))
+    return chosen
+
+
+def describe(torch, device_type):
+    version = getattr(torch, "version", None)
+    hip, cuda = getattr(version, "hip", None), getattr(version, "cuda", None)
+    info = {
+        "torch": torch.__version__,
+        "hip": hip,
+        "cuda": cuda,
+        "vendor": "cpu" if device_type == "cpu" else ("amd" if hip else "nvidia"),
+    }
+    try:
+        info["matmul_allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        info["cudnn_allow_tf32"] = bool(torch.backends.cudnn.allow_tf32)
+        info["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+    except Exception:
+        pass
+    if device_type == "cuda":
+        devices = []
+        for index in range(torch.cuda.device_count()):
+            try:
+                props = torch.cuda.get_device_properties(index)
+                devices.append({
+                    "index": index,
+                    "name": props.name,
+                    "arch": getattr(props, "gcnArchName", None) or "sm_%d%d" % (props.major, props.minor),
+                    "total_memory": props.total_memory,
+                })
+            except Exception as exc:
+                devices.append({"index": index, "error": error_text(exc)})
+        info["devices"] = devices
+        for key, getter in (
+            ("cudnn_version", lambda: torch.backends.cudnn.version()),
+            ("preferred_blas_library", lambda: str(torch.backends.cuda.preferred_blas_library())),
+            ("flash_sdp_enabled", lambda: torch.backends.cuda.flash_sdp_enabled()),
+            ("mem_efficient_sdp_enabled", lambda: torch.backends.cuda.mem_efficient_sdp_enabled()),
+            ("cudnn_sdp_enabled", lambda: torch.backends.cuda.cudnn_sdp_enabled()),
+            ("math_sdp_enabled", lambda: torch.backends.cuda.math_sdp_enabled()),
+            ("is_flash_attention_available", lambda: torch.backends.cuda.is_flash_attention_available()),
+        ):
+            try:
+                info[key] = getter()
+            except Exception:
+                pass
+    return info
+
+
+def to_pairs(outcome):
+    if isinstance(outcome, dict):
+        return list(outcome.get("pairs") or [])
+    if isinstance(outcome, tuple) and len(outcome) == 2 and not isinstance(outcome[0], tuple):
+        return [outcome]
+    return list(outcome)
+
+
+def relative_error(torch, out, ref):
+    """‖out − ref‖ / ‖ref‖ in float64 on the CPU; (error, note). Non-finite output gives nan."""
+    if not isinstance(out, torch.Tensor):
+        out = torch.as_tensor(out)
+    if not isinstance(ref, torch.Tensor):
+        ref = torch.as_tensor(ref)
+    o = out.detach().cpu()
+    r = ref.detach().cpu()
+    complex_ = o.is_complex() or r.is_complex()
+    o = o.to(torch.complex128 if complex_ else torch.float64)
+    r = r.to(torch.complex128 if complex_ else torch.float64)
+    if tuple(o.shape) != tuple(r.shape):
+        return float("inf"), "shape %s, expected %s" % (tuple(o.shape), tuple(r.shape))
+    if o.numel() == 0:
+        return 0.0, None
+    if not bool(torch.isfinite(o).all()):
+        bad = int((~torch.isfinite(o)).sum())
+        return float("nan"), "%d non-finite value(s) in the output" % bad
+    diff = float(torch.linalg.vector_norm((o - r).flatten()))
+    den = float(torch.linalg.vector_norm(r.flatten()))
+    return (diff / den if den > 0 else diff), None
+
+
+def kernel_names(prof, gpu):
+    kernels, ops = [], []
+    try:
+        events = prof.events()
+    except Exception:
+        events = []
+    for event in events:
+        name = getattr(event, "name", "")
+        device_type = str(getattr(event, "device_type", ""))
+        if gpu and device_type.endswith("CUDA"):
+            if name not in kernels:
+                kernels.append(name)
+        elif name.startswith("aten::") and any(h in name for h in OP_HINTS) and name not in ops:
+            ops.append(name)
+        for kernel in getattr(event, "kernels", None) or []:
+            kname = getattr(kernel, "name", "")
+            if gpu and kname and kname not in kernels:
+                kernels.append(kname)
+    return kernels[:40], ops[:20]
+
+
+def run_profiled(torch, build, ctx, gpu):
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU]
+    if gpu:
+        activities.append(ProfilerActivity.CUDA)
+    with profile(activities=activities) as prof:
+        outcome = build(ctx)
+        ctx.sync()
+    kernels, ops = kernel_names(prof, gpu)
+    return outcome, {"activity": "cuda" if gpu else "cpu", "kernels": kernels, "ops": ops}
+
+
+def run_case(torch, case, payload, device, device_type):
+    name = case["name"]
+    record = {"case": name, "category": case["category"], "dtype": case["dtype"]}
+    tol = case.get("tol")
+    if tol is None:
+        tol = BASE_TOL.get(case["dtype"], 1e-4)
+    if case.get("tf32") and device_type != "cpu" and case["dtype"] == "float32":
+        tol = max(tol, TF32_TOL)
+    if case.get("gpu_only") and device_type == "cpu":
+        record.update(outcome="unavailable", reason="needs a CUDA/ROCm device; this run uses the CPU device")
+        return record
+    seed = int(payload.get("seed", 1234)) + zlib.crc32(name.encode("utf-8")) % 100000
+    torch.manual_seed(seed)
+    ctx = Ctx(torch, device, case["dtype"], seed)
+    gpu = device_type == "cuda"
+    started = time.perf_counter()
+    profile = None
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if payload.get("profile", True) and case.get("profile"):
+                try:
+                    outcome, profile = run_profiled(torch, case["build"], ctx, gpu)
+                except (Unavailable, KeyboardInterrupt):
+                    raise
+                except Exception as exc:
+                    if "profiler" not in error_text(exc).lower() and "kineto" not in error_text(exc).lower():
+                        raise
+                    profile = {"error": error_text(exc)}
+                    outcome = case["build"](ctx)
+            else:
+                outcome = case["build"](ctx)
+            ctx.sync()
+            errors, notes = [], []
+            explicit = outcome.get("error") if isinstance(outcome, dict) else None
+            if explicit is not None:
+                errors.append(float(explicit))
+            for out, ref in to_pairs(outcome):
+                err, note = relative_error(torch, out, ref)
+                errors.append(err)
+                if note:
+                    notes.append(note)
+        warning_texts = []
+        for w in caught:
+            text = str(w.message).strip()
+            if text and text not in warning_texts:
+                warning_texts.append(text[:500])
+    except Unavailable as exc:
+        record.update(outcome="unavailable", reason=str(exc), seconds=round(time.perf_counter() - started, 4))
+        return record
+    except Exception as exc:
+        record.update(
+            outcome="error",
+            error=error_text(exc),
+            traceback=traceback.format_exc(limit=6)[-3000:],
+            seconds=round(time.perf_counter() - started, 4),
+        )
+        return record
+    if isinstance(outcome, dict) and outcome.get("tol") is not None:
+        tol = float(outcome["tol"])
+    worst = max(errors) if errors else float("nan")
+    if any(math.isnan(e) for e in errors):
+        worst = float("nan")
+    finite = math.isfinite(worst)
+    passed = finite and worst <= tol
+    record.update(
+        outcome="ok" if passed else "wrong",
+        rel_err=worst if finite else None,
+        rel_err_text="%.3g" % worst,
+        tol=tol,
+        seconds=round(time.perf_counter() - started, 4),
+    )
+    if notes:
+        record["notes"] = notes
+    if warning_texts:
+        record["warnings"] = warning_texts[:6]
+    if isinstance(outcome, dict) and outcome.get("info"):
+        record["info"] = outcome["info"]
+    if profile is not None:
+        record["profile"] = profile
+    return record
+
+
+def main():
+    faulthandler.enable()
+    raw = sys.stdin.read()
+    payload = json.loads(raw) if raw.strip() else {}
+    emit("start", python=sys.version.split()[0], executable=sys.executable, pid=os.getpid())
+    started = time.monotonic()
+    try:
+        import torch
+    except BaseException as exc:
+        emit("fatal", stage="import", error=error_text(exc))
+        emit("done")
+        return
+    import_s = round(time.monotonic() - started, 3)
+    device = payload.get("device") or "cuda"
+    device_type = device.split(":")[0]
+    if device_type not in ("cuda", "cpu"):
+        emit("fatal", stage="device", error="unsupported device %r (use cuda or cpu)" % device)
+        emit("done")
+        return
+    if device_type == "cuda":
+        try:
+            available = torch.cuda.is_available()
+        except Exception as exc:
+            available = False
+        if not available:
+            emit("fatal", stage="device", error="torch.cuda.is_available() is False: no GPU visible to this torch")
+            emit("done")
+            return
+    count = torch.cuda.device_count() if device_type == "cuda" else 0
+    emit("hello", import_s=import_s, device=device, device_type=device_type, device_count=count,
+         **describe(torch, device_type))
+    try:
+        cases = select(all_cases(torch, payload, device_type, count), payload)
+    except Exception as exc:
+        emit("fatal", stage="cases", error=error_text(exc), traceback=traceback.format_exc(limit=6))
+        emit("done")
+        return
+    emit("plan", cases=[{"name": c["name"], "category": c["category"], "dtype": c["dtype"],
+                         "core": bool(c.get("core")), "log": bool(c.get("log"))} for c in cases])
+    if payload.get("list_only"):
+        emit("done", seconds=round(time.monotonic() - started, 3))
+        return
+    timeout = float(payload.get("case_timeout_s") or 60)
+    suite_started = time.monotonic()
+    for case in cases:
+        emit("begin", case=case["name"], timeout_s=timeout)
+        faulthandler.dump_traceback_later(timeout, exit=True)
+        try:
+            record = run_case(torch, case, payload, device, device_type)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+        emit("result", **record)
+    emit("done", seconds=round(time.monotonic() - started, 3), suite_s=round(time.monotonic() - suite_started, 3))
+
+
+if __name__ == "__main__":
+    main()

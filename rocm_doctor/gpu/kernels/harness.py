@@ -1,0 +1,218 @@
+"""Parent side of the kernel suite: runs batches of cases in children of the target interpreter.
+
+A batch runs many cases in one child (one torch import). The child prints "begin" before each case and
+"result" after it, so when it crashes or hangs the case in progress is known: that case is recorded as
+crashed/hung and the rest of the batch runs again in a fresh child. One bad case loses one case, not the run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from rocm_doctor.engine.child import ChildRun, run_child
+from rocm_doctor.gpu.kernels.attribution import attribute
+
+CHILD = Path(__file__).with_name("_child.py")
+MARKER = "event"
+OUTCOMES = ("ok", "wrong", "error", "crashed", "hung", "unavailable", "not-run")
+FAILED = ("wrong", "error", "crashed", "hung")
+WATCHDOG_TEXT = "Timeout ("  # what faulthandler.dump_traceback_later writes before it ends the process
+
+
+@dataclass
+class SuiteOptions:
+    device: str = "cuda"
+    only: Sequence[str] = ()  # categories
+    cases: Optional[Sequence[str]] = None  # names; None = all
+    exclude: Sequence[str] = ()
+    extra_modules: Sequence[str] = ()
+    profile: bool = True
+    case_timeout_s: float = 60.0
+    startup_timeout_s: float = 120.0
+    max_children: int = 16
+    seed: int = 1234
+    env: Optional[Mapping[str, str]] = None  # the child's whole environment (None: this process's)
+
+    def payload(self, cases: Optional[Sequence[str]]) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "only": list(self.only),
+            "cases": list(cases) if cases is not None else None,
+            "exclude": list(self.exclude),
+            "extra_modules": [str(p) for p in self.extra_modules],
+            "profile": self.profile,
+            "case_timeout_s": self.case_timeout_s,
+            "seed": self.seed,
+        }
+
+
+# A function with run_child's signature; tests and the A/B runner may pass another.
+ChildRunner = Callable[..., ChildRun]
+
+
+def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_child) -> dict[str, Any]:
+    """Run the selected cases; return {hello, fatal, plan, results, counts, children, seconds}."""
+    started = time.monotonic()
+    env = dict(os.environ if options.env is None else options.env)
+    hello: Optional[dict] = None
+    plan: Optional[list[dict]] = None
+    results: dict[str, dict] = {}
+    children: list[dict] = []
+    fatal: Optional[dict] = None
+    remaining: Optional[list[str]] = list(options.cases) if options.cases is not None else None
+
+    for attempt in range(options.max_children):
+        count = len(remaining) if remaining is not None else 100
+        timeout = options.startup_timeout_s + options.case_timeout_s * max(count, 1)
+        run = runner(python, CHILD, options.payload(remaining), timeout=timeout, env=env, marker=MARKER)
+        events = run.records
+        begun: list[str] = []
+        ran: list[str] = []
+        child_fatal = None
+        for event in events:
+            kind = event.get(MARKER)
+            if kind == "hello" and hello is None:
+                hello = {k: v for k, v in event.items() if k != MARKER}
+            elif kind == "plan" and plan is None:
+                plan = event.get("cases") or []
+            elif kind == "begin":
+                begun.append(event.get("case"))
+            elif kind == "result":
+                record = {k: v for k, v in event.items() if k != MARKER}
+                record["child"] = attempt
+                results[record["case"]] = record
+                ran.append(record["case"])
+            elif kind == "fatal":
+                child_fatal = {k: v for k, v in event.items() if k != MARKER}
+        in_progress = next((name for name in reversed(begun) if name not in results), None)
+        hung = run.state == "hung" or (run.state == "crashed" and WATCHDOG_TEXT in run.result.stderr)
+        children.append({
+            "attempt": attempt,
+            "state": "hung" if hung else run.state,
+            "detail": run.detail,
+            "returncode": run.result.returncode,
+            "duration_s": run.result.duration_s,
+            "cases_run": len(ran),
+            "in_progress": in_progress,
+        })
+        if child_fatal is not None:
+            fatal = child_fatal
+            break
+        if run.state == "ok":
+            break
+        if plan is None:
+            fatal = {
+                "stage": "startup",
+                "state": "hung" if hung else run.state,
+                "error": f"the kernel child {run.detail} before listing its cases",
+                "stderr_tail": run.stderr_tail,
+            }
+            break
+        if in_progress is not None:
+            results[in_progress] = _culprit(in_progress, plan, run, hung, attempt, options.case_timeout_s)
+        remaining = [c["name"] for c in plan if c["name"] not in results]
+        if not remaining:
+            break
+        if in_progress is None and not ran:
+            # Died between cases without progress: do not loop on it.
+            for name in remaining:
+                results[name] = _not_run(name, plan, f"the kernel child {run.detail} between cases")
+            break
+    else:
+        for case in plan or []:
+            if case["name"] not in results:
+                results[case["name"]] = _not_run(case["name"], plan, "too many child restarts")
+
+    vendor = (hello or {}).get("vendor")
+    ordered = []
+    for case in plan or []:
+        record = results.get(case["name"]) or _not_run(case["name"], plan, "not reached")
+        profile = record.get("profile")
+        if isinstance(profile, dict) and ("kernels" in profile or "ops" in profile):
+            record["attribution"] = attribute(profile.get("kernels") or [], profile.get("ops") or [], vendor)
+        ordered.append(record)
+    return {
+        "python": python,
+        "device": options.device,
+        "hello": hello,
+        "fatal": fatal,
+        "results": ordered,
+        "counts": count_outcomes(ordered),
+        "by_category": by_category(ordered),
+        "children": children,
+        "seconds": round(time.monotonic() - started, 3),
+        "suite_seconds": round(sum(c["duration_s"] for c in children), 3),
+    }
+
+
+def _meta(name: str, plan: Sequence[dict]) -> dict:
+    for case in plan:
+        if case["name"] == name:
+            return {"case": name, "category": case.get("category"), "dtype": case.get("dtype")}
+    return {"case": name}
+
+
+def _culprit(name: str, plan, run: ChildRun, hung: bool, attempt: int, case_timeout: float) -> dict:
+    record = _meta(name, plan)
+    if hung:
+        detail = (
+            f"no result within {case_timeout:g} s (watchdog ended the child)"
+            if run.state != "hung"
+            else run.detail
+        )
+        record.update(outcome="hung", detail=detail)
+    else:
+        record.update(outcome="crashed", detail=run.detail, returncode=run.result.returncode,
+                      signal=run.result.signal)
+    record["stderr_tail"] = [line[:400] for line in run.stderr_tail]
+    record["child"] = attempt
+    return record
+
+
+def _not_run(name: str, plan, why: str) -> dict:
+    record = _meta(name, plan or [])
+    record.update(outcome="not-run", reason=why)
+    return record
+
+
+def count_outcomes(results: Sequence[dict]) -> dict[str, int]:
+    counts = {outcome: 0 for outcome in OUTCOMES}
+    for record in results:
+        counts[record.get("outcome", "not-run")] = counts.get(record.get("outcome", "not-run"), 0) + 1
+    return counts
+
+
+def by_category(results: Sequence[dict]) -> dict[str, dict[str, int]]:
+    table: dict[str, Counter] = {}
+    for record in results:
+        table.setdefault(record.get("category") or "?", Counter())[record.get("outcome", "not-run")] += 1
+    return {category: dict(counter) for category, counter in sorted(table.items())}
+
+
+def failed(results: Sequence[dict]) -> list[dict]:
+    return [r for r in results if r.get("outcome") in FAILED]
+
+
+def list_cases(python: str, device: str = "cpu", env: Optional[Mapping[str, str]] = None,
+               extra_modules: Sequence[str] = (), timeout: float = 120.0) -> dict[str, Any]:
+    """The plan only (no case runs): {hello, fatal, cases}."""
+    payload = SuiteOptions(device=device, extra_modules=extra_modules).payload(None)
+    payload["list_only"] = True
+    run = run_child(python, CHILD, payload, timeout=timeout, env=dict(os.environ if env is None else env),
+                    marker=MARKER)
+    out: dict[str, Any] = {"hello": None, "fatal": None, "cases": []}
+    for event in run.records:
+        if event.get(MARKER) == "hello":
+            out["hello"] = event
+        elif event.get(MARKER) == "plan":
+            out["cases"] = event.get("cases") or []
+        elif event.get(MARKER) == "fatal":
+            out["fatal"] = event
+    if run.state != "ok" and out["fatal"] is None:
+        out["fatal"] = {"stage": "startup", "error": run.detail, "stderr_tail": run.stderr_tail}
+    return out

@@ -1,0 +1,103 @@
+"""The kernel side of the AMD stack: kfd.nodes (KFD topology) and linux.* facts (device nodes, groups, the amdgpu
+module, the kernel command line), from the kfd and linux_access probes."""
+
+from __future__ import annotations
+
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.observations import Observations
+from rocm_doctor.parsers.kfd_sysfs import describe_node
+from rocm_doctor.probes.kfd import NODES_DIR
+from rocm_doctor.probes.linux_access import DEVICE_GROUPS
+
+AMDGPU_DIR = "/sys/module/amdgpu"
+CMDLINE = "/proc/cmdline"
+
+
+def _content(observations: Observations, path: str) -> str | None:
+    record = observations.file(path)
+    return record.content if record is not None else None
+
+
+def kfd_nodes(observations: Observations) -> tuple[list[dict] | None, str]:
+    listing = observations.file(NODES_DIR)
+    if listing is None:
+        return None, "the KFD topology was not read on this platform"
+    if listing.entries is None:
+        return None, f"{NODES_DIR} {listing.error or 'unreadable'}: the amdgpu kernel driver's KFD is not loaded"
+    nodes = [
+        describe_node(entry, _content(observations, f"{NODES_DIR}/{entry}/properties"),
+                      _content(observations, f"{NODES_DIR}/{entry}/name"))
+        for entry in sorted((e for e in listing.entries if e.isdigit()), key=int)
+    ]
+    return nodes, ""
+
+
+def groups_fact(raw: dict) -> dict:
+    """The probe's groups plus, per device group, whether this process has it now and whether the group database
+    lists the user (listed but not held means: log out and in again)."""
+    fact = {k: raw.get(k) for k in ("uid", "user", "gids", "names", "primary_gid")}
+    gids = raw.get("gids") or []
+    for name in DEVICE_GROUPS:
+        entry = (raw.get("database") or {}).get(name)
+        if not isinstance(entry, dict):
+            fact[name] = None
+            continue
+        fact[name] = {
+            "gid": entry.get("gid"),
+            "members": entry.get("members") or [],
+            "in_process": entry.get("gid") in gids,
+            "listed": raw.get("user") in (entry.get("members") or []) or entry.get("gid") == raw.get("primary_gid"),
+        }
+    return fact
+
+
+def parse_cmdline(text: str) -> dict:
+    """`/proc/cmdline` → {raw, amdgpu: {param: value}, iommu: {param: value}}; a bare flag has the value ""."""
+    amdgpu, iommu = {}, {}
+    for token in text.split():
+        name, _, value = token.partition("=")
+        if name.startswith("amdgpu."):
+            amdgpu[name[len("amdgpu."):]] = value
+        elif "iommu" in name:
+            iommu[name] = value
+    return {"raw": text.strip(), "amdgpu": amdgpu, "iommu": iommu}
+
+
+def _module(observations: Observations) -> dict | None:
+    listing = observations.file(AMDGPU_DIR)
+    if listing is None:
+        return None
+    version = _content(observations, f"{AMDGPU_DIR}/version")
+    initstate = _content(observations, f"{AMDGPU_DIR}/initstate")
+    return {
+        "loaded": listing.exists,
+        "version": version.strip() or None if version else None,
+        "initstate": initstate.strip() or None if initstate else None,
+    }
+
+
+def interpret(observations: Observations, facts: Facts) -> None:
+    nodes, why = kfd_nodes(observations)
+    if nodes is None:
+        facts.set_missing("kfd.nodes", why)
+    else:
+        facts.set("kfd.nodes", nodes)
+
+    not_here = f"not collected on {facts.os}"
+    access = observations.probes.get("linux.device_access")
+    groups = observations.probes.get("linux.groups")
+    module = _module(observations)
+    cmdline = _content(observations, CMDLINE)
+    cmdline_record = observations.file(CMDLINE)
+    for key, value in (
+        ("linux.device_access", access if isinstance(access, dict) else None),
+        ("linux.groups", groups_fact(groups) if isinstance(groups, dict) else None),
+        ("linux.amdgpu_module", module),
+        ("linux.kernel_cmdline", parse_cmdline(cmdline) if cmdline is not None else None),
+    ):
+        if value is None and key == "linux.kernel_cmdline" and cmdline_record is not None:
+            facts.set_missing(key, f"{CMDLINE}: {cmdline_record.error}")
+        elif value is None:
+            facts.set_missing(key, not_here)
+        else:
+            facts.set(key, value)

@@ -1,0 +1,58 @@
+"""windows.dlls: ROCm DLLs torch loaded (fact torch.libraries, EnumProcessModules in the torch child) with their
+folders, the copies torch ships (torch\\lib, rocm-sdk bin folders) and same-named copies in System32 / PATH."""
+
+from __future__ import annotations
+
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret.windows_env import not_windows
+from rocm_doctor.probes.windows_env import system32
+from rocm_doctor.windows import dlls, paths
+from rocm_doctor.windows.observed import Seen
+from rocm_doctor.windows.patterns import matches
+
+ORDER = 60  # after torch_facts (torch.libraries, torch.file) and windows_hip (windows.rocm_sdk)
+
+
+def interpret(observations: Observations, facts: Facts) -> None:
+    if not_windows(observations, facts, ("windows.dlls",)):
+        return
+    seen = Seen(observations)
+    sdk = facts.get("windows.rocm_sdk") or {}
+    torch_file = facts.get("torch.file")
+    if not torch_file and sdk.get("torch_dir"):
+        torch_file = paths.join(sdk["torch_dir"], "__init__.py")
+    own = dlls.own_dirs(torch_file, sdk.get("sdk_dirs") or [])
+    sys32 = system32(observations.env)
+
+    own_copies: dict[str, list[str]] = {}
+    for folder in own:
+        scan = seen.scan(folder)
+        for name in (scan or {}).get("matches") or []:
+            if matches(name):
+                own_copies.setdefault(name.lower(), []).append(paths.join(folder, name))
+
+    path_fact = facts.get("windows.path") or {}
+    process_entries = ((path_fact.get("scopes") or {}).get("process") or {}).get("entries") or []
+    on_path = []
+    for position, folder in enumerate(process_entries):
+        scan = seen.scan(folder)
+        for name in (scan or {}).get("matches") or []:
+            if matches(name):
+                on_path.append({"folder": folder, "name": name, "position": position,
+                                "own": any(paths.same(folder, d) for d in own)})
+    sys32_scan = seen.scan(sys32) or {}
+    libraries = facts.get("torch.libraries")
+    facts.set(
+        "windows.dlls",
+        {
+            "own_dirs": own,
+            "own_copies": own_copies,
+            "system32": sys32,
+            "system32_copies": [n for n in sys32_scan.get("matches") or [] if matches(n)],
+            "system32_scanned": bool(sys32_scan),
+            "on_path": on_path,
+            "loaded": dlls.loaded(libraries, own, sys32) if libraries is not None else None,
+            "loaded_why_missing": None if libraries is not None else facts.why_missing("torch.libraries"),
+        },
+    )

@@ -1,0 +1,121 @@
+"""The redaction rules as data: which environment variables are kept, which names mean a secret, and the patterns
+for things that identify a person or a machine. Kept apart from the walker so the lists are easy to review.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+MIN_SECRET_LEN = 6
+
+# Keys under which a dict of strings is an environment (observations.env, a child's env, ...).
+ENV_KEYS = {"env", "environ", "environment", "env_vars"}
+
+# A variable whose name contains one of these is a secret, whatever else it is (even HIP_API_KEY).
+SECRET_WORDS = (
+    "KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "AUTH", "COOKIE", "SESSION",
+    "PRIVATE", "SIGNATURE", "SALT", "DSN", "WEBHOOK", "CONNECTION_STRING", "CONN_STR",
+)
+_SECRET_NAME = re.compile("|".join(SECRET_WORDS))
+# ...except these, which only look like it.
+NOT_SECRET = {"SSH_AUTH_SOCK", "XDG_SESSION_TYPE", "XDG_SESSION_CLASS", "XDG_SESSION_DESKTOP", "XDG_SESSION_ID",
+              "DESKTOP_SESSION", "GNOME_KEYRING_CONTROL"}
+
+# Kept verbatim (after the text rules: home -> ~, user, host, IPs...): what a GPU setup diagnosis needs.
+ALLOWED_PREFIXES = (
+    "ROCM", "HIP", "HSA_", "HCC_", "AMD", "GPU_", "ROCR_", "ROCBLAS_", "ROCFFT_", "ROCPROF", "HIPBLASLT_", "TENSILE_",
+    "MIOPEN_", "RCCL_", "NCCL_", "MIGRAPHX_", "CUDA", "NVIDIA_", "CUBLAS", "CUDNN", "NVCC", "TORCH", "PYTORCH_",
+    "TRITON_", "OMP_", "MKL_", "KMP_", "OPENBLAS_", "LLVM_", "DEVICE_LIB", "XLA_", "JAX_", "CONDA", "PYTHON", "PIP_",
+    "UV_", "VIRTUAL_ENV", "LD_", "DYLD_", "LC_", "XDG_", "WSL", "CMAKE_", "PROCESSOR_", "PROGRAMFILES", "VS",
+)
+ALLOWED_NAMES = {
+    "PATH", "PATHEXT", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "PKG_CONFIG_PATH",
+    "HOME", "USER", "USERNAME", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "PWD", "OLDPWD", "TMPDIR", "TEMP",
+    "TMP", "HOSTNAME", "COMPUTERNAME", "CC", "CXX", "FC", "DISPLAY", "WAYLAND_DISPLAY", "NO_COLOR", "SHLVL",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR",
+    "CURL_CA_BUNDLE", "SYSTEMROOT", "WINDIR", "OS", "NUMBER_OF_PROCESSORS", "LOCALAPPDATA", "APPDATA",
+    "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "SYSTEMDRIVE", "COMSPEC", "PSMODULEPATH", "NAME", "CI",
+    "CONTAINER", "SINGULARITY_NAME", "APPTAINER_NAME", "SLURM_JOB_ID",
+}
+USER_VARIABLES = {"USER", "USERNAME", "LOGNAME", "SUDO_USER"}
+HOME_VARIABLES = {"HOME", "USERPROFILE"}
+HOST_VARIABLES = {"HOSTNAME", "COMPUTERNAME", "HOST", "NAME"}
+
+# Names too common to replace as words (they would mangle ordinary text), and the placeholders' own words.
+COMMON_WORDS = {
+    "root", "user", "users", "admin", "administrator", "ubuntu", "debian", "fedora", "runner", "guest", "default",
+    "nobody", "jovyan", "home", "host", "localhost", "ip", "mac", "serial", "uuid", "secret", "token", "email",
+    "redacted", "credentials", "linux", "windows", "system", "render", "video", "docker", "amd", "gpu", "none",
+}
+AUTH_SCHEMES = {"bearer", "basic", "token", "digest"}
+HARMLESS_VALUES = {"", "none", "null", "n/a", "true", "false", "yes", "no", "0", "1", "unset", "***", "<redacted>"}
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return upper not in NOT_SECRET and bool(_SECRET_NAME.search(upper))
+
+
+def is_allowed_name(name: str) -> bool:
+    upper = name.upper()
+    return upper in ALLOWED_NAMES or upper.startswith(ALLOWED_PREFIXES)
+
+
+def usable_user(name: str) -> bool:
+    return len(name) >= 3 and name.lower() not in COMMON_WORDS and not name.startswith("<")
+
+
+def usable_host(name: str) -> bool:
+    return len(name) >= 2 and name.lower() not in COMMON_WORDS and not name.startswith("<")
+
+
+def looks_random(value: str) -> bool:
+    """A long single token mixing letters and digits with high entropy: an API key whatever its name."""
+    if len(value) < 16 or any(c.isspace() for c in value) or value.startswith(("/", "~", ".")) or "\\" in value:
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    counts = {c: value.count(c) for c in set(value)}
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= 3.5
+
+
+def trivial_id(value: str) -> bool:
+    """Serials and UUIDs that identify nothing: N/A, all zeros, rocminfo's GPU-XX."""
+    stripped = value.strip().strip('"').lower()
+    if stripped in HARMLESS_VALUES or stripped in ("n/a", "na", "unknown", "not supported", "[not supported]"):
+        return True
+    if stripped.endswith("-xx"):
+        return True
+    digits = stripped[2:] if stripped.startswith("0x") else stripped
+    return set(digits) <= set("0-")
+
+
+# -- text patterns (applied in this order by Redactor._text) ------------------------------------------------
+PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S)
+URL_CREDENTIALS = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<cred>[^\s/@:<>\"']+(?::[^\s/@<>\"']*)?)@")
+TOKEN = re.compile(
+    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}"
+    r"|xox[baprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
+    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})"
+)
+AUTH_HEADER = re.compile(r"(?i)(\b(?:Bearer|Basic|Token|Digest)\s+)([A-Za-z0-9._~+/=-]{8,})")
+_SECRET_WORD = r"(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|auth)"
+SECRET_ASSIGNMENT = re.compile(
+    r"(?i)(?P<name>\b[\w.-]*" + _SECRET_WORD + r"[\w.-]*\"?)(?P<sep>\s*[=:]\s*\"?)(?P<value>[^\s\"',;]+)"
+)
+EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+HOME_PATH = re.compile(r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(?P<name>[^/\\\s\"'<>:;,]+)")
+SERIAL_LINE = re.compile(
+    r"(?im)(?P<label>\b(?:asic[_ ]serial|serial[_ ]number|board[_ ]serial|product[_ ]serial|fru[_ ]serial|serial)"
+    r"\"?\s*[:=]\s*\"?)(?P<value>[^\s\",][^\",\n]*?)(?=\s*\"|\s*,|[ \t]*$)"
+)
+GPU_UUID = re.compile(r"\b(?P<prefix>(?:GPU|MIG)-)(?P<id>(?!XX\b)[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4,12}){0,4})\b")
+UUID = re.compile(r"\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b")
+MAC = re.compile(r"(?<![\w:.-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])")
+IPV6_CANDIDATE = re.compile(r"(?<![\w:.<])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|:)?(?![\w:.])")
+IPV4 = re.compile(
+    r"(?<![\w.+-])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w-]|\.\d)"
+)
+IDENTIFIER_KEY = re.compile(r"(?i)(serial|uuid)")

@@ -1,0 +1,71 @@
+"""Facts in, findings out, for the torch, platform and visibility checks."""
+
+import pytest
+
+from rocm_doctor.engine.engine import run_one
+from rocm_doctor.engine.registry import load_registry
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.observations import Observations
+
+REGISTRY = load_registry(include_plugins=False)
+AMD_GPU = [{"vendor": "amd", "vendor_id": "0x1002", "device_id": "0x73ef", "source": "sysfs"}]
+NVIDIA_GPU = [{"vendor": "nvidia", "vendor_id": "0x10de", "device_id": "0x2335", "source": "sysfs"}]
+TARGET = {"python": "/home/u/venv/bin/python", "reason": "the active virtual environment"}
+
+
+def facts_from(values: dict, env: dict | None = None) -> Facts:
+    facts = Facts(Observations(env=env or {}))
+    facts.set("platform.os", "linux")
+    for key, value in values.items():
+        facts.set(key, value)
+    return facts
+
+
+CASES = [
+    # (check id, facts, env, expected status, text expected in message or remediation)
+    ("torch-build-mismatch", {"torch.flavour": "cpu", "torch.version": "2.13.0+cpu", "gpu.pci": AMD_GPU,
+                              "python.target": TARGET}, {}, "fail", "download.pytorch.org/whl/rocm"),
+    ("torch-build-mismatch", {"torch.flavour": "cuda", "torch.version": "2.13.0+cu128", "gpu.pci": AMD_GPU,
+                              "python.target": TARGET}, {}, "fail", "AMD"),
+    ("torch-build-mismatch", {"torch.flavour": "rocm", "torch.version": "2.13.0+rocm7.2", "gpu.pci": NVIDIA_GPU,
+                              "python.target": TARGET}, {}, "fail", "whl/cu"),
+    ("torch-build-mismatch", {"torch.flavour": "rocm", "torch.version": "2.13.0+rocm7.2", "gpu.pci": AMD_GPU},
+     {}, "ok", "ROCM build"),
+    ("torch-build-mismatch", {"torch.flavour": "cpu", "torch.version": "2.13.0+cpu", "gpu.pci": []}, {}, "ok", "no AMD"),
+    ("torch-not-installed", {"torch.installed": False, "python.target": TARGET, "gpu.pci": AMD_GPU}, {}, "fail",
+     "/home/u/venv/bin/python -m pip install torch --index-url https://download.pytorch.org/whl/rocm"),
+    ("torch-not-installed", {"torch.installed": True, "torch.import_error": "OSError: libamdhip64.so.6: cannot open",
+                             "python.target": TARGET}, {}, "fail", "libamdhip64"),
+    ("torch-cuda-unavailable", {"torch.available": False, "torch.flavour": "rocm",
+                                "torch.warnings": ["CUDA initialization: no HIP GPUs are available"]}, {}, "fail",
+     "no HIP GPUs"),
+    ("torch-cuda-unavailable", {"torch.available": False, "torch.flavour": "cpu"}, {}, "skip", "CPU build"),
+    ("torch-cuda-unavailable", {"torch.available": True, "torch.flavour": "cuda", "torch.device_count": 1,
+                                "torch.devices": [{"name": "NVIDIA H200"}]}, {}, "ok", "NVIDIA H200"),
+    ("gpu-visibility-env", {"gpu.pci": AMD_GPU}, {"HIP_VISIBLE_DEVICES": ""}, "fail", "empty"),
+    ("gpu-visibility-env", {"gpu.pci": AMD_GPU}, {"ROCR_VISIBLE_DEVICES": "-1"}, "fail", "hides every GPU"),
+    ("gpu-visibility-env", {"gpu.pci": AMD_GPU}, {"CUDA_VISIBLE_DEVICES": "0,gpu1"}, "fail", "malformed"),
+    ("gpu-visibility-env", {"gpu.pci": AMD_GPU}, {"HIP_VISIBLE_DEVICES": "2"}, "fail", "do not exist"),
+    ("gpu-visibility-env", {"gpu.pci": AMD_GPU}, {"HIP_VISIBLE_DEVICES": "0"}, "info", "limits"),
+    ("gpu-visibility-env", {"gpu.pci": AMD_GPU}, {}, "ok", "no GPU visibility"),
+    ("python-version", {"python.target": TARGET, "python.target.version": "3.7.16"}, {}, "fail", "older"),
+    ("python-version", {"python.target": TARGET, "python.target.version": "3.12.1"}, {}, "ok", "3.12.1"),
+    ("platform-supported", {"platform.machine": "aarch64"}, {}, "warn", "x86_64"),
+]
+
+
+@pytest.mark.parametrize("check_id, values, env, status, text", CASES, ids=lambda v: v if isinstance(v, str) else "")
+def test_case(check_id, values, env, status, text):
+    findings = run_one(REGISTRY.by_id(check_id), facts_from(values, env))
+    assert [f.status.value for f in findings] == [status], [f.message for f in findings]
+    blob = " ".join([findings[0].message, *findings[0].remediation])
+    assert text in blob, blob
+
+
+def test_torch_probe_states():
+    check = REGISTRY.by_id("torch-probe-crashed")
+    base = {"argv": ["python", "child"], "returncode": -11, "duration_s": 1.0, "stderr_tail": "Segmentation fault"}
+    crashed = run_one(check, facts_from({"torch.probe": dict(base, state="crashed", detail="killed by SIGSEGV (11)")}))
+    assert crashed[0].status.value == "fail" and any("Segmentation fault" in e for e in crashed[0].evidence)
+    ok = run_one(check, facts_from({"torch.probe": dict(base, returncode=0, state="ok", detail="completed")}))
+    assert ok[0].status.value == "ok"

@@ -1,0 +1,51 @@
+"""Every error signature matches its example line, examples taken from fixtures are verbatim there, and the check
+ids are the ones the checks use."""
+
+from pathlib import Path
+
+import pytest
+
+from rocm_doctor.knowledge import signatures
+from rocm_doctor.knowledge.store import load
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROWS = load("error_signatures.json")["signatures"]
+CHECKS = {"gfx-not-in-torch-arch-list", "hsa-override-gfx-version", "rocm-device-access", "rocm-kernel-driver",
+          "wsl-rocm-support", "rocblas-library-coverage", "hiprtc-headers-missing", "hip-runtime-mismatch",
+          "dll-shadowing", "torch-cuda-unavailable", "igpu-enumerated-first", "gpu-hang-power-state"}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
+def test_signature_matches_its_example(row):
+    text = row["example"] + ("\nException code: 0xc0000005" if row.get("requires") else "")
+    assert row["id"] in [found.id for found in signatures.match(text)]
+    assert row["check"] in CHECKS and set(row.get("related", ())) <= CHECKS
+
+
+@pytest.mark.parametrize("row", [row for row in ROWS if row.get("fixture")], ids=lambda row: row["id"])
+def test_fixture_examples_are_verbatim_and_found(row):
+    text = (FIXTURES / row["fixture"]).read_text(encoding="utf-8", errors="replace")
+    assert row["example"] in text
+    assert row["id"] in [found.id for found in signatures.match(text)]
+
+
+def test_ids_are_unique():
+    assert len({row["id"] for row in ROWS}) == len(ROWS)
+
+
+def test_match_returns_id_meaning_check_line():
+    (found,) = signatures.match("boot ok\nRuntimeError: HIP error: invalid device function\n")
+    sig_id, meaning, check, line = found
+    assert (sig_id, check, line) == ("hip-invalid-device-function", "gfx-not-in-torch-arch-list",
+                                     "RuntimeError: HIP error: invalid device function")
+    assert meaning
+
+
+def test_requires_guards_the_dll_signature():
+    assert signatures.match("loaded amdhip64_7.dll") == []
+    assert signatures.signature("amdsmi-error-34")["harmless"] is True
+
+
+def test_wsl_out_of_resources_fixture_points_at_device_access():
+    text = (FIXTURES / "rocminfo/wsl-rx7800xt-rocm6.4.2-no-wsl-build-out-of-resources.txt").read_text(encoding="utf-8")
+    assert "rocm-device-access" in [found.check for found in signatures.match(text)]
