@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.fix.steps import pip_install
 from rocm_doctor.knowledge.wheels import cuda_index, latest_rocm_index, pip_install_command
 
 
 def _gpu_vendors(facts) -> set[str]:
     return {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
+
+
+def _pip_fix(python: str, index_url: str, reinstall: bool = True) -> list:
+    """The machine-applicable form of the pip advice (applied only with `fix --allow-install`)."""
+    return [pip_install(python, ["torch"], index_url, extra_args=["--force-reinstall"] if reinstall else [],
+                        note="install the torch build for this machine's GPU into the target interpreter")]
 
 
 def _target(facts) -> str:
@@ -68,13 +75,23 @@ class TorchInstalled(Check):
                 f"torch is installed in {python} but fails to import: {facts['torch.import_error']}",
                 evidence=[facts["torch.import_error"]],
                 remediation=["Reinstall torch in that environment: " + pip_install_command(python, self._index(facts))],
+                fix=self._fix(facts, python, reinstall=True),
             )
         if not facts["torch.installed"]:
             return self.fail(
                 f"torch is not installed in {python} ({(facts.get('python.target') or {}).get('reason', '')}).",
                 remediation=[pip_install_command(python, self._index(facts)).replace("--force-reinstall ", "")],
+                fix=self._fix(facts, python, reinstall=False),
             )
         return self.ok(f"torch {facts.get('torch.version')} at {facts.get('torch.file')}")
+
+    @classmethod
+    def _fix(cls, facts, python: str, reinstall: bool) -> list:
+        # Only where the index is right for the OS: download.pytorch.org ROCm wheels are Linux-only.
+        vendors = _gpu_vendors(facts)
+        if ("amd" in vendors and facts.os == "linux") or "nvidia" in vendors:
+            return _pip_fix(python, cls._index(facts), reinstall)
+        return []
 
     @staticmethod
     def _index(facts) -> str:
@@ -109,11 +126,13 @@ class TorchBuildMatchesGpu(Check):
                 f"torch {version} is a {flavour.upper()} build, but the GPU here is AMD: it will never use the GPU.",
                 evidence=[f"torch.version.hip = {facts.get('torch.hip')}", f"torch.version.cuda = {facts.get('torch.cuda_version')}"],
                 remediation=advice,
+                fix=_pip_fix(python, latest_rocm_index()) if facts.os == "linux" else [],
             )
         if "nvidia" in vendors and flavour != "cuda" and "amd" not in vendors:
             return self.fail(
                 f"torch {version} is a {flavour.upper()} build, but the GPU here is NVIDIA.",
                 remediation=[pip_install_command(python, cuda_index())],
+                fix=_pip_fix(python, cuda_index()),
             )
         if not vendors & {"amd", "nvidia"}:
             if flavour == "cpu":

@@ -65,7 +65,7 @@ def test_build_manifest_is_reproducible(tmp_path):
         (tmp_path / name).write_bytes((DATA / name).read_bytes())
     written = json.loads(provenance.write_manifest(tmp_path, "2026-11-30").read_text(encoding="utf-8"))
     assert written["data_version"] == "2026.11.30"
-    assert [f["sha256"] for f in written["files"]] == [f["sha256"] for f in load("manifest.json")["files"]]
+    assert [f["sha256"] for f in written["files"]] == [f["sha256"] for f in json.loads((DATA / "manifest.json").read_text(encoding="utf-8"))["files"]]
 
 
 def test_catalog_covers_the_required_cards():

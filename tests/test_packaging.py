@@ -62,3 +62,14 @@ def test_installed_wheel_finds_every_check_and_data_file(wheel, tmp_path):
     assert run.returncode == 0, run.stderr
     expected = len([p for p in (ROOT / "checks" / "docs").glob("*.md")])
     assert int(run.stdout) == expected
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "rocm_doctor").rglob("__init__.py")
+    }
+    assert on_disk <= listed, f"add to pyproject.toml packages: {sorted(on_disk - listed)}"

@@ -16,6 +16,7 @@ COMMANDS = {
     "snapshot": "rocm_doctor.cli.snapshot",
     "checks": "rocm_doctor.cli.checks_list",
     "explain": "rocm_doctor.cli.explain",
+    "fix": "rocm_doctor.cli.fix",
     "report": "rocm_doctor.cli.report",
     "data": "rocm_doctor.cli.data",
 }

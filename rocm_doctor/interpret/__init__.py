@@ -16,12 +16,17 @@ from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 
 
-def interpreter_modules() -> list[ModuleType]:
+def interpreter_modules(failures: dict[str, str]) -> list[ModuleType]:
+    """Every interpreter module, in ORDER; one that cannot be imported is noted in `failures`."""
     modules = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        try:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+        except Exception:
+            failures[info.name] = traceback.format_exc(limit=6)
+            continue
         if hasattr(module, "interpret"):
             modules.append(module)
     return sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
@@ -29,7 +34,7 @@ def interpreter_modules() -> list[ModuleType]:
 
 def interpret(observations: Observations) -> Facts:
     facts = Facts(observations)
-    for module in interpreter_modules():
+    for module in interpreter_modules(facts.interpreter_errors):
         try:
             module.interpret(observations, facts)
         except Exception:  # an interpreter bug must not stop the diagnosis

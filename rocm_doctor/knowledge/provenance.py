@@ -10,8 +10,6 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from rocm_doctor.knowledge.store import load
-
 TABLES = ("gpu_catalog.json", "rocm_support_linux.json", "support_windows.json", "torch_wheels.json",
           "overrides.json", "error_signatures.json")
 
@@ -34,11 +32,14 @@ def write_manifest(data_dir: Path, generated: str | None = None) -> Path:
 
 
 def data_provenance() -> dict:
-    """{"data_version", "generated", "files": [{"name", "sha256", "about", "intact", "sources": {key: {...}}}]}."""
-    manifest = load("manifest.json")
+    """The embedded data (an installed `data update` bundle is update.py's business):
+    {"data_version", "generated", "files": [{"name", "sha256", "about", "intact", "sources": {key: {...}}}]}."""
     root = resources.files("rocm_doctor.data")
-    files = [dict(entry, intact=sha256(root.joinpath(entry["name"]).read_bytes()) == entry["sha256"],
-                  sources=load(entry["name"]).get("sources", {})) for entry in manifest["files"]]
+    manifest = json.loads(root.joinpath("manifest.json").read_text(encoding="utf-8"))
+    files = []
+    for entry in manifest["files"]:
+        raw = root.joinpath(entry["name"]).read_bytes()
+        files.append(dict(entry, intact=sha256(raw) == entry["sha256"], sources=json.loads(raw).get("sources", {})))
     return {"data_version": manifest["data_version"], "generated": manifest["generated"], "files": files}
 
 

@@ -18,12 +18,6 @@ def parse(text) -> tuple | None:
     return (int(major), int(minor), int(patch)) + ((int(extra),) if extra else ())
 
 
-def minor(text) -> str | None:
-    """`6.3.42131` → "6.3"."""
-    parsed = parse(text)
-    return f"{parsed[0]}.{parsed[1]}" if parsed else None
-
-
 def at_least(version: tuple, first: str) -> bool:
     """Whether `version` is at or after the point release `first`; unknown point releases count as at least."""
     wanted = parse(first)

@@ -134,7 +134,8 @@ def parse_rocm_smi(text: str | None) -> dict:
     text = text or ""
     stripped = text.strip()
     errors = [line.strip() for line in text.splitlines() if _ABORT.search(line)]
-    devices = _from_json(stripped) if stripped.startswith("{") else None
+    json_start = next((i for i, line in enumerate(text.splitlines()) if line.lstrip().startswith("{")), None)
+    devices = None if json_start is None else _from_json("\n".join(text.splitlines()[json_start:]).strip())
     if devices is not None:
         fmt = "json"
     elif any(line.lower().startswith("device,") for line in stripped.splitlines()):

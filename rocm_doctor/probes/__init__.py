@@ -17,25 +17,30 @@ from rocm_doctor.probes._base import ProbeContext, Recorder
 from rocm_doctor.probes._platform import describe_platform
 
 
-def probe_modules(platform_os: str) -> list:
+def probe_modules(platform_os: str, failures: dict[str, str]) -> list:
+    """The probe modules for this platform; one that cannot be imported is noted in `failures`."""
     modules = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        try:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+        except Exception:
+            failures[info.name] = traceback.format_exc(limit=6)
+            continue
         platforms = getattr(module, "PLATFORMS", None)
         if hasattr(module, "collect") and (platforms is None or platform_os in platforms):
             modules.append(module)
     return modules
 
 
-def collect(context: ProbeContext, skip: tuple[str, ...] = ()) -> Observations:
+def collect(context: ProbeContext) -> Observations:
     observations = Observations()
     observations.platform = describe_platform()
     observations.env = dict(context.env)
     observations.target = {"python": context.python, "reason": context.python_reason}
     recorder = Recorder(observations, context)
-    modules = [m for m in probe_modules(context.platform_os) if m.__name__.rsplit(".", 1)[-1] not in skip]
+    modules = probe_modules(context.platform_os, observations.probe_errors)
     with ThreadPoolExecutor(max_workers=max(4, len(modules))) as pool:
         futures = {pool.submit(module.collect, recorder): module for module in modules}
         for future, module in futures.items():

@@ -30,9 +30,13 @@ def build(report: Report, facts: Facts) -> dict[str, Any]:
 def redact_bundle(data: dict[str, Any], identities: Optional[Identities] = None) -> tuple[dict[str, Any], list[Redaction]]:
     """The redacted copy and where things were replaced (paths and kinds, never the values)."""
     redacted, redactor = redact(data, identities)
+    replaced: dict[str, int] = {}
+    for item in redactor.redactions:
+        for kind in item.kinds:
+            replaced[kind] = replaced.get(kind, 0) + item.count
     redacted["redaction"] = {
         "applied": True,
-        "replaced": redactor.counts(),
+        "replaced": dict(sorted(replaced.items())),
         "places": len(redactor.redactions),
         "rules": "docs/report.md#redaction",
     }

@@ -86,7 +86,7 @@ def build(preset: str = "full", sections: tuple[str, ...] = ()) -> list[Section]
                                    "rotate_bytes": 1 * MIB, "rep_ms": 5, "warmup_ms": 1, "max_iters": 10}),
             Section("memory", 60, {"copy_bytes": 4 * MIB, "host_bytes": MIB, "host_reps": 2, "rep_ms": 5}),
             Section("launch", 60, {"iters": 200, "graph_ops": 10, "graph_replays": 2}),
-            Section("sdpa", 60, {"dtypes": ["fp32"] if False else ["bf16"], "shapes": _sdpa_shapes(64, 2, 16),
+            Section("sdpa", 60, {"dtypes": ["bf16"], "shapes": _sdpa_shapes(64, 2, 16),
                                  "backends": ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"], "rep_ms": 5,
                                  "max_iters": 10}),
             Section("compare", 60, {"matmul_n_gpu": 64, "matmul_n_cpu": 64, "cnn_steps_gpu": 2, "cnn_steps_cpu": 2,

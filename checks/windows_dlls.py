@@ -1,0 +1,113 @@
+"""Windows DLL provenance: torch must load its own HIP runtime and ROCm libraries, and only one HIP runtime."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.windows import paths, remedy
+
+WINDOWS = (Platform.WINDOWS,)
+
+
+def _path_fixes(facts, folders):
+    """Remove folders from whichever registry scope holds them, else say they come from this shell."""
+    scopes = (facts.get("windows.path") or {}).get("scopes") or {}
+    fixes = []
+    for scope in ("user", "machine"):
+        entries = [f for f in folders if any(paths.same(f, e) for e in (scopes.get(scope) or {}).get("entries") or [])]
+        if entries:
+            fixes += remedy.remove_path_entries(entries, scope)
+    shell_only = [f for f in folders if not any(
+        paths.same(f, e) for s in ("user", "machine") for e in (scopes.get(s) or {}).get("entries") or [])]
+    if shell_only:
+        fixes.append("Set only in this shell (an activation script or a manual `set PATH=`): "
+                     + "; ".join(shell_only) + " — start a clean shell or remove it from that script.")
+    return fixes
+
+
+class DllShadowing(Check):
+    id = "dll-shadowing"
+    title = "torch loads its own HIP/ROCm DLLs, not copies from System32 or PATH"
+    area = "windows-dlls"
+    severity = Severity.CRITICAL
+    platforms = WINDOWS
+    requires = ("windows.dlls",)
+    docs = ("https://github.com/ROCm/ROCm/issues/5941",)
+
+    def run(self, facts):
+        dlls = facts["windows.dlls"]
+        own = dlls["own_copies"]
+        if not own:
+            return self.skip("torch ships no HIP/ROCm DLLs of its own here (no ROCm torch, or its folders were not scanned)")
+        loaded = dlls.get("loaded")
+        if loaded is not None:
+            foreign = [d for d in loaded if not d["own"] and d["name"].lower() in own]
+            if not foreign:
+                names = sorted({d["name"] for d in loaded})
+                return self.ok("torch loaded its own " + (", ".join(names) if names else "libraries"))
+            evidence = [f"loaded {d['path']}; torch ships {own[d['name'].lower()][0]}" for d in foreign]
+            sys32 = [d for d in foreign if d["system32"]]
+            remediation = _path_fixes(facts, sorted({d["folder"] for d in foreign if not d["system32"]}))
+            if sys32:
+                remediation += [
+                    f"{d['path']} won over torch's copy. If it came with the AMD driver, something in this process "
+                    "loaded the driver's runtime before torch (another package importing HIP first): import torch first, "
+                    "or update torch / the rocm-sdk wheels to a build that matches the driver. If you copied it there by "
+                    "hand (an old HIP SDK guide), remove it and reinstall the driver with AMD's clean-install option."
+                    for d in sys32
+                ]
+            remediation.append("Reinstall the torch / rocm-sdk wheels if their own copies were replaced: "
+                               f"\"{(facts.get('python.target') or {}).get('python', 'python')}\" -m pip install --force-reinstall --no-deps <the torch and rocm-sdk wheels you use>")
+            return self.fail(
+                f"torch loaded {', '.join(d['name'] for d in foreign)} from outside its own folders "
+                f"({', '.join(sorted({d['folder'] for d in foreign}))}) although it ships its own copy. A HIP runtime or "
+                "library of another version in the same process is the usual cause of access violations "
+                "(0xC0000005 in amdhip64_*.dll) and 'invalid device function' errors.",
+                evidence=evidence,
+                remediation=remediation,
+                data={"foreign": [d["path"] for d in foreign]},
+            )
+        risky = [p for p in dlls.get("on_path") or [] if not p["own"] and p["name"].lower() in own]
+        if not risky:
+            return self.ok("no copy of torch's HIP/ROCm DLLs on PATH (which DLLs torch loaded is unknown: "
+                           f"{dlls.get('loaded_why_missing')})")
+        folders = sorted({p["folder"] for p in risky}, key=lambda f: min(p["position"] for p in risky if p["folder"] == f))
+        return self.warn(
+            f"PATH folders hold their own copies of DLLs torch ships ({', '.join(sorted({p['name'] for p in risky}))}); "
+            "if anything loads them first, torch ends up with a foreign HIP runtime. Which DLLs torch loaded is unknown "
+            f"({dlls.get('loaded_why_missing')}).",
+            evidence=[f"PATH[{p['position']}] {p['folder']}\\{p['name']}" for p in risky],
+            remediation=_path_fixes(facts, folders),
+        )
+
+
+class HipRuntimeLoadedTwice(Check):
+    id = "hip-runtime-loaded-twice"
+    title = "Only one HIP runtime is loaded in the torch process"
+    area = "windows-dlls"
+    severity = Severity.CRITICAL
+    platforms = WINDOWS
+    requires = ("windows.dlls",)
+
+    def run(self, facts):
+        loaded = facts["windows.dlls"].get("loaded")
+        if loaded is None:
+            return self.skip(f"the DLLs torch loaded are unknown: {facts['windows.dlls'].get('loaded_why_missing')}")
+        runtimes = []
+        for item in loaded:
+            if item["runtime"] and not any(paths.same(item["path"], r["path"]) for r in runtimes):
+                runtimes.append(item)
+        if len(runtimes) < 2:
+            return self.ok(f"one HIP runtime: {runtimes[0]['path']}" if runtimes else "no HIP runtime loaded")
+        others = [r for r in runtimes if not r["own"]]
+        return self.fail(
+            f"{len(runtimes)} HIP runtimes are loaded in one process ({', '.join(r['path'] for r in runtimes)}). Two "
+            "runtimes fight over the same driver: crashes (0xC0000005), hangs or 'invalid device function' follow.",
+            evidence=[f"loaded: {r['path']}" + (" (torch's own)" if r["own"] else "") for r in runtimes],
+            remediation=_path_fixes(facts, sorted({r["folder"] for r in others if not r["system32"]}))
+            + [
+                "Find what pulls in the other runtime: usually a second GPU package (an older onnxruntime/ZLUDA/HIP SDK "
+                "build) imported in the same process, or a HIP SDK bin folder on PATH. Use one ROCm generation per "
+                "environment.",
+            ],
+            data={"runtimes": [r["path"] for r in runtimes]},
+        )

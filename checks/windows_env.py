@@ -1,0 +1,222 @@
+"""Windows environment checks: variables in the User vs Machine scopes vs this shell, PATH length against setx's
+1024-character limit, PATH folders that do not exist, and HSA_OVERRIDE_GFX_VERSION (which Windows ignores)."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.windows import paths, remedy
+from rocm_doctor.windows.envscopes import SETX_LIMIT, conflicts, stale
+
+WINDOWS = (Platform.WINDOWS,)
+
+
+def _scopes(facts):
+    scopes = facts["windows.env.scopes"]
+    return scopes.get("process") or {}, scopes.get("user"), scopes.get("machine")
+
+
+class EnvScopeConflict(Check):
+    id = "env-scope-conflict"
+    title = "GPU variables agree between the User and Machine scopes"
+    area = "windows-env"
+    severity = Severity.MEDIUM
+    platforms = WINDOWS
+    requires = ("windows.env.scopes",)
+
+    def run(self, facts):
+        process, user, machine = _scopes(facts)
+        found = conflicts(user, machine)
+        if not found:
+            return self.ok("no GPU-related variable is set in both scopes with different values")
+        out = []
+        for item in found:
+            name = item["name"]
+            out.append(
+                self.warn(
+                    f"{name} is set for the machine ({item['machine']}) and for your user ({item['user']}); the User "
+                    f"value wins in new shells, which hides the machine-wide one (e.g. one an installer updated).",
+                    subject=name,
+                    evidence=[f"Machine {name} = {item['machine']}", f"User {name} = {item['user']}",
+                              f"this shell: {name} = {process.get(name.upper())}"],
+                    remediation=[
+                        f"Keep one. To use the Machine value, delete the User copy:",
+                        *remedy.unset_var(name, "user"),
+                        f"Or, to keep the User value, delete the Machine copy:",
+                        *remedy.unset_var(name, "machine"),
+                        remedy.new_shell(),
+                    ],
+                    data=item,
+                )
+            )
+        return out
+
+
+class EnvSetButShellStale(Check):
+    id = "env-set-but-shell-stale"
+    title = "This shell has the environment the registry says it should"
+    area = "windows-env"
+    severity = Severity.MEDIUM
+    platforms = WINDOWS
+    requires = ("windows.env.scopes",)
+
+    def run(self, facts):
+        process, user, machine = _scopes(facts)
+        found = stale(process, user, machine)
+        if not found:
+            return self.ok("GPU-related variables and PATH entries in this shell match the registry")
+        out = []
+        for item in found:
+            name = item["name"]
+            if "missing_entries" in item:
+                entries = item["missing_entries"]
+                out.append(
+                    self.warn(
+                        f"{len(entries)} folder{'s' if len(entries) != 1 else ''} of the {item['scope'].title()} PATH "
+                        f"{'are' if len(entries) != 1 else 'is'} not in this shell's PATH: the shell started before they "
+                        "were added (or something removed them from it).",
+                        subject=f"Path:{item['scope']}",
+                        evidence=[f"missing: {e}" for e in entries[:12]],
+                        remediation=[remedy.new_shell(),
+                                     "PowerShell (this window only): $env:Path = [Environment]::GetEnvironmentVariable('Path','Machine') + ';' + [Environment]::GetEnvironmentVariable('Path','User')"],
+                        data=item,
+                    )
+                )
+                continue
+            if item["process"] is None:
+                message = (f"{name} is set for the {item['scope']} ({item['registry']}) but not in this shell: the shell "
+                           "(or the app that started it) predates the change.")
+            else:
+                message = (f"{name} in this shell is {item['process']!r}, but a new shell would get {item['registry']!r}: "
+                           "either this shell predates a change, or it was set by hand here.")
+            out.append(
+                self.warn(
+                    message,
+                    subject=name,
+                    evidence=[f"registry ({item['scope']}): {name} = {item['registry']}", f"this shell: {name} = {item['process']}"],
+                    remediation=[remedy.new_shell(), *remedy.set_in_shell(name, item["registry"] or "")],
+                    data=item,
+                )
+            )
+        return out
+
+
+class PathTooLongForSetx(Check):
+    id = "path-too-long-for-setx"
+    title = "PATH fits setx's 1024-character limit (or was not cut by it)"
+    area = "windows-env"
+    severity = Severity.MEDIUM
+    platforms = WINDOWS
+    requires = ("windows.path",)
+
+    def run(self, facts):
+        scopes = facts["windows.path"]["scopes"]
+        out = []
+        for scope in ("user", "machine"):
+            item = scopes.get(scope)
+            if not item:
+                continue
+            length = item["length"]
+            evidence = [f"{scope.title()} PATH: {length} characters, {len(item['entries'])} entries ({item.get('type')})"]
+            if length == SETX_LIMIT:
+                last = (item.get("raw_entries") or [""])[-1]
+                out.append(
+                    self.warn(
+                        f"the {scope.title()} PATH is exactly {SETX_LIMIT} characters: the mark of a `setx PATH ...` that "
+                        f"cut it. Entries after the cut are gone and the last one may be a fragment ({last!r}).",
+                        subject=scope,
+                        evidence=evidence + [f"last entry: {last}"],
+                        remediation=[
+                            "Rebuild the lost entries: reinstall or repair the programs whose folders are missing, or "
+                            "restore the value from a backup (System Restore keeps registry copies).",
+                            *remedy.path_edit_advice(),
+                        ],
+                        data={"scope": scope, "length": length},
+                    )
+                )
+            elif length > SETX_LIMIT:
+                out.append(
+                    self.warn(
+                        f"the {scope.title()} PATH is {length} characters, over setx's {SETX_LIMIT}: a `setx PATH ...` "
+                        f"(a common instruction in install guides) would silently cut it to {SETX_LIMIT} and lose every "
+                        "entry after that.",
+                        subject=scope,
+                        evidence=evidence,
+                        remediation=[
+                            *remedy.path_edit_advice(),
+                            "Shorten it: remove folders that no longer exist (see path-entries-missing) and duplicates.",
+                        ],
+                        data={"scope": scope, "length": length},
+                    )
+                )
+        lengths = ", ".join(f"{s}: {scopes[s]['length']}" for s in ("user", "machine") if scopes.get(s))
+        return out or self.ok(f"User and Machine PATH are under {SETX_LIMIT} characters ({lengths})")
+
+
+class PathEntriesMissing(Check):
+    id = "path-entries-missing"
+    title = "Every PATH folder exists"
+    area = "windows-env"
+    severity = Severity.LOW
+    platforms = WINDOWS
+    requires = ("windows.path",)
+
+    def run(self, facts):
+        folders = facts["windows.path"]["folders"]
+        missing = [f for f in folders if f.get("exists") is False and (f.get("error") in (None, "not found"))]
+        unexpanded = [f for f in folders if f.get("unexpanded")]
+        if not missing and not unexpanded:
+            return self.ok(f"all {len(folders)} PATH folders exist")
+        evidence = [f"missing: {f['path']} ({', '.join(f['scopes'])})" for f in missing[:20]]
+        evidence += [f"cannot expand: {f['path']} ({', '.join(f['scopes'])})" for f in unexpanded[:10]]
+        remediation = []
+        for scope in ("user", "machine"):
+            entries = [f["path"] for f in missing if scope in f["scopes"]]
+            if entries:
+                remediation += remedy.remove_path_entries(entries, scope)
+        if not remediation:
+            remediation = ["These entries come from this shell only (e.g. an activation script); a new shell drops them."]
+        return self.info(
+            f"{len(missing) + len(unexpanded)} PATH entr{'ies' if len(missing) + len(unexpanded) != 1 else 'y'} "
+            "point to folders that do not exist (left-overs of uninstalled tools, e.g. an old HIP SDK). Harmless alone, "
+            "but they lengthen PATH and a later install there would be picked up unexpectedly.",
+            evidence=evidence,
+            remediation=remediation,
+            data={"missing": [f["path"] for f in missing], "unexpanded": [f["path"] for f in unexpanded]},
+        )
+
+
+class HsaOverrideOnWindows(Check):
+    id = "hsa-override-on-windows"
+    title = "HSA_OVERRIDE_GFX_VERSION is not relied on (Windows ignores it)"
+    area = "windows-env"
+    severity = Severity.MEDIUM
+    platforms = WINDOWS
+    requires = ("windows.env.scopes",)
+    docs = ("https://github.com/ROCm/TheRock/issues/1719", "https://github.com/ROCm/ROCm/issues/2654")
+
+    def run(self, facts):
+        process, user, machine = _scopes(facts)
+        where = []
+        for scope, table in (("process", process), ("user", user or {}), ("machine", machine or {})):
+            for key, value in table.items():
+                if key.upper().startswith("HSA_OVERRIDE_GFX_VERSION"):
+                    name = value["name"] if isinstance(value, dict) else key
+                    text = value["value"] if isinstance(value, dict) else value
+                    where.append((scope, name, text))
+        if not where:
+            return self.ok("HSA_OVERRIDE_GFX_VERSION is not set")
+        remediation = []
+        for scope, name, _ in where:
+            remediation += remedy.unset_in_shell(name) if scope == "process" else remedy.unset_var(name, scope)
+        remediation.append(
+            "For a GPU your torch build lacks, install a build for its gfx family instead (AMD's TheRock wheels, "
+            "https://repo.amd.com/rocm/whl-multi-arch/); on Windows the override is not an option."
+        )
+        return self.warn(
+            "HSA_OVERRIDE_GFX_VERSION is set, but it has no effect on Windows: the Windows HIP runtime does not go "
+            "through ROCr/HSA, which is what reads it. If a guide told you to set it to make an unsupported GPU work, "
+            "that advice is for Linux.",
+            evidence=[f"{scope}: {name} = {text}" for scope, name, text in where],
+            remediation=remediation,
+            data={"set_in": [s for s, _, _ in where]},
+        )

@@ -1,0 +1,166 @@
+"""Visual Studio / Build Tools checks: the C++ workload, C++ standard headers for hipRTC (MIOpen's runtime kernel
+compilation), and whether this shell is a developer shell."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.windows import paths
+from rocm_doctor.windows.stack import rocm_stack
+
+WINDOWS = (Platform.WINDOWS,)
+WINGET_BUILD_TOOLS = (
+    'winget install --id Microsoft.VisualStudio.2022.BuildTools --override "--passive --wait '
+    '--add Microsoft.VisualStudio.Workload.VCTools --includeRecommended"'
+)
+
+
+def modify_commands(instance) -> list[str]:
+    """The installer command adding the C++ workload to an existing instance, for PowerShell and cmd."""
+    workload = "Microsoft.VisualStudio.Workload.VCTools" if instance.get("is_build_tools") else "Microsoft.VisualStudio.Workload.NativeDesktop"
+    args = f'modify --installPath "{instance["installation_path"]}" --add {workload} --includeRecommended --passive'
+    return [
+        f"PowerShell (as administrator): & \"${{env:ProgramFiles(x86)}}\\Microsoft Visual Studio\\Installer\\setup.exe\" {args}",
+        f"cmd (as administrator): \"%ProgramFiles(x86)%\\Microsoft Visual Studio\\Installer\\setup.exe\" {args}",
+    ]
+
+
+def _label(instance):
+    return f"{instance.get('display_name') or instance.get('product')} {instance.get('display_version') or instance.get('installation_version') or ''} ({instance.get('installation_path')})".replace("  ", " ")
+
+
+class VsCppWorkloadMissing(Check):
+    id = "vs-cpp-workload-missing"
+    title = "Visual Studio or Build Tools has the C++ workload"
+    area = "windows-build"
+    severity = Severity.MEDIUM
+    platforms = WINDOWS
+    requires = ("windows.vs",)
+    docs = ("https://learn.microsoft.com/en-us/visualstudio/install/use-command-line-parameters-to-install-visual-studio",
+            "https://github.com/microsoft/vswhere/issues/177")
+
+    def run(self, facts):
+        vs = facts["windows.vs"]
+        instances = vs["instances"]
+        stack = rocm_stack(facts)
+        level = self.warn if stack else self.info
+        why = (" It matters here: " + "; ".join(stack) + " — hipRTC (MIOpen kernels) and torch extension builds need "
+               "the MSVC C++ headers.") if stack else ""
+        with_cpp = [i for i in instances if i.get("has_vc_tools")]
+        if with_cpp:
+            return self.ok("C++ tools in " + ", ".join(_label(i) for i in with_cpp))
+        vswhere = vs["vswhere"]
+        evidence = [vswhere["describe"] or f"{vswhere['path']} not found"]
+        if vswhere.get("format") == "banner":
+            evidence.append("vswhere printed only its banner (no instances)"
+                            + ("" if vswhere.get("products_star") else "; without `-products *` Build Tools are not listed"))
+        if not instances:
+            return level(
+                "no Visual Studio or Build Tools installation was found (vswhere lists none), so there is no MSVC C++ "
+                "compiler or C++ standard library headers." + why,
+                subject="none",
+                evidence=evidence,
+                remediation=[f"PowerShell or cmd: {WINGET_BUILD_TOOLS}",
+                             "Or download 'Build Tools for Visual Studio 2022' and tick 'Desktop development with C++'."],
+            )
+        out = []
+        for instance in instances:
+            if instance.get("has_vc_tools") is False or instance.get("has_vc_tools") is None:
+                out.append(
+                    level(
+                        f"{_label(instance)} is installed without the C++ workload (no "
+                        "Microsoft.VisualStudio.Component.VC.Tools.x86.x64): no MSVC compiler or C++ headers." + why,
+                        subject=instance.get("instance_id") or instance.get("installation_path"),
+                        evidence=evidence + [f"MSVC toolsets found: {', '.join(t['version'] for t in instance['msvc']) or 'none'}"],
+                        remediation=modify_commands(instance),
+                    )
+                )
+        return out
+
+
+class HiprtcHeadersMissing(Check):
+    id = "hiprtc-headers-missing"
+    title = "hipRTC can find C++ standard headers (type_traits) for runtime kernel compilation"
+    area = "windows-build"
+    severity = Severity.HIGH
+    platforms = WINDOWS
+    requires = ("windows.cxx_headers",)
+    docs = ("https://github.com/ROCm/ROCm/issues/5941",)
+
+    def run(self, facts):
+        headers = facts["windows.cxx_headers"]
+        stack = rocm_stack(facts)
+        if not stack:
+            return self.skip("no ROCm torch, rocm-sdk package or HIP SDK here")
+        if headers["reachable"]:
+            if not headers.get("ucrt"):
+                return self.warn(
+                    "MSVC's C++ headers are there but the Windows SDK UCRT headers (Windows Kits\\10\\Include\\<ver>\\ucrt) "
+                    "are not; headers such as <limits> and <cstdint> include UCRT ones, so hipRTC compiles can still fail.",
+                    subject="ucrt",
+                    evidence=[f"C++ headers via {v}" for v in headers["via"]],
+                    remediation=[
+                        "Add a Windows SDK to the Build Tools / Visual Studio instance (Visual Studio Installer > Modify > "
+                        "Individual components > Windows 11 SDK), or re-run the modify command of vs-cpp-workload-missing "
+                        "with --includeRecommended.",
+                    ],
+                )
+            return self.ok("C++ standard headers reachable via " + "; ".join(headers["via"]))
+        instances = (facts.get("windows.vs") or {}).get("instances") or []
+        remediation = []
+        for instance in instances:
+            if not instance.get("has_vc_tools"):
+                remediation += modify_commands(instance)
+        if not instances:
+            remediation.append(f"Install Build Tools with the C++ workload: {WINGET_BUILD_TOOLS}")
+        remediation += [
+            "Or upgrade the rocm-sdk / torch wheels: newer TheRock builds package the C++ headers hipRTC needs "
+            "(TheRock PR #3588).",
+            "Workaround until then: torch.backends.cudnn.enabled = False in your script skips MIOpen (slower "
+            "convolutions/RNNs, but no runtime compilation).",
+        ]
+        broken = [t for i in instances for t in i["msvc"] if not all(t["headers"].values())]
+        evidence = ["ROCm here: " + "; ".join(stack)]
+        evidence += [f"MSVC {t['version']}: missing {', '.join(h for h, ok in t['headers'].items() if not ok)} in {t['include']}" for t in broken]
+        evidence.append("INCLUDE: " + (", ".join((facts.get("windows.devshell") or {}).get("include") or []) or "not set"))
+        evidence.append("rocm-sdk ships no type_traits" if facts.has("windows.rocm_sdk") else
+                        f"rocm-sdk packages: {facts.why_missing('windows.rocm_sdk')}")
+        return self.warn(
+            "no C++ standard library headers are reachable (no MSVC toolset with <type_traits>, no INCLUDE, none "
+            "shipped with the ROCm packages). The first MIOpen operation that compiles a kernel at run time "
+            "(convolutions, RNN/LSTM, reductions) will fail with \"fatal error: 'type_traits' file not found\" / "
+            "HIPRTC_ERROR_COMPILATION and miopenStatusUnknownError.",
+            evidence=evidence,
+            remediation=remediation,
+        )
+
+
+class VsDevShellInactive(Check):
+    id = "vs-dev-shell-inactive"
+    title = "This shell is a Visual Studio developer shell (cl.exe, INCLUDE)"
+    area = "windows-build"
+    severity = Severity.LOW
+    platforms = WINDOWS
+    requires = ("windows.vs", "windows.devshell")
+
+    def run(self, facts):
+        devshell = facts["windows.devshell"]
+        ready = [i for i in facts["windows.vs"]["instances"] if i.get("has_vc_tools")]
+        if not ready:
+            return self.skip("no Visual Studio instance with the C++ tools (see vs-cpp-workload-missing)")
+        if devshell["active"]:
+            return self.ok(f"developer shell active (cl.exe in {devshell['cl_on_path'][0]})")
+        instance = ready[0]
+        root = instance["installation_path"]
+        script = instance.get("devshell_script") or paths.join(root, "Common7", "Tools", "Launch-VsDevShell.ps1")
+        vcvars = instance.get("vcvars64") or paths.join(root, "VC", "Auxiliary", "Build", "vcvars64.bat")
+        return self.info(
+            f"{_label(instance)} has the C++ tools, but this shell is not a developer shell (INCLUDE "
+            f"{'set' if devshell['include'] else 'unset'}, cl.exe {'on' if devshell['cl_on_path'] else 'not on'} PATH). "
+            "Building torch extensions (torch.utils.cpp_extension) and torch.compile's C++ backend call cl.exe and need it.",
+            evidence=[f"INCLUDE = {';'.join(devshell['include']) or '(unset)'}", f"VSINSTALLDIR = {devshell.get('vs_install_dir')}"],
+            remediation=[
+                f'PowerShell: & "{script}" -Arch amd64 -HostArch amd64',
+                f'cmd: "{vcvars}"',
+                "Or start 'x64 Native Tools Command Prompt for VS' from the Start menu.",
+            ],
+        )

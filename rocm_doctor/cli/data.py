@@ -1,0 +1,118 @@
+"""`rocm-doctor data`: which support data is in use (embedded or updated), and fetching a newer bundle."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from rocm_doctor.cli.app import DoctorUsageError
+
+
+@click.group("data")
+def command():
+    """Show or update the support tables (GPU catalog, support matrices, wheel indexes)."""
+
+
+@command.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show(as_json):
+    """Version, date and sources of the data in use, and where it comes from."""
+    from rocm_doctor.knowledge import update
+
+    info = _describe()
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    active = info["active"]
+    click.echo(f"Data in use: {active['origin']} — version {active.get('data_version') or 'unknown'}"
+               f" ({active.get('generated') or 'undated'})")
+    if active["origin"] == "installed":
+        click.echo(f"  from {active['source']}, installed {active['installed_at']}, in {active['folder']}")
+    embedded = info["embedded"]
+    click.echo(f"Embedded data: version {embedded.get('data_version') or 'unknown'} ({embedded.get('generated') or 'undated'})"
+               + ("" if embedded["manifest"] else " — no data/manifest.json in this build"))
+    click.echo(f"User data folder: {info['user_data_dir']} (set {update.DIR_ENV} to move it)")
+    click.echo(f"Update channel: {info['channel']}")
+    for table in info["tables"]:
+        click.echo(f"\n{table['name']}: {table.get('about') or ''}".rstrip())
+        for key, source in table["sources"].items():
+            click.echo(f"  [{key}] {_source_text(source)}")
+
+
+@command.command("update")
+@click.option("--url", metavar="URL", help="Bundle to fetch (default: the release channel; see `data show`).")
+def update_cmd(url):
+    """Download the latest data bundle, verify its checksum and tables, and install it for this user."""
+    from rocm_doctor.knowledge import update
+
+    url = url or update.default_url()
+    try:
+        result = update.update(url)
+    except update.UpdateError as exc:
+        raise DoctorUsageError(f"data update from {url} failed: {exc}; the data in use is unchanged") from None
+    click.echo(f"installed data version {result['data_version']} ({result['generated']}) "
+               f"with {len(result['files'])} tables in {result['folder']}")
+
+
+@command.command("reset")
+def reset():
+    """Remove the downloaded data; the embedded data is used again."""
+    from rocm_doctor.knowledge import update
+
+    removed = update.uninstall()
+    click.echo("downloaded data removed; using the embedded data" if removed else "no downloaded data installed")
+
+
+@command.command("pack")
+@click.argument("data_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True)
+def pack(data_dir, output):
+    """Release tooling: bundle DATA_DIR (with its manifest.json) into OUTPUT and OUTPUT.sha256."""
+    from rocm_doctor.knowledge import update
+
+    try:
+        raw = update.build_bundle(data_dir)
+        update.verify(raw, update.checksum_line(raw, output.name).split()[0])  # a stale manifest fails here
+        output.write_bytes(raw)
+        output.with_name(output.name + ".sha256").write_text(update.checksum_line(raw, output.name), encoding="utf-8")
+    except (OSError, ValueError, KeyError, update.UpdateError) as exc:
+        raise DoctorUsageError(f"cannot pack {data_dir}: {exc}") from None
+    click.echo(f"wrote {output} and {output.name}.sha256")
+
+
+def _describe() -> dict:
+    from rocm_doctor.knowledge import update
+    from rocm_doctor.knowledge.store import load
+
+    manifest = update.embedded_manifest()
+    embedded = {"manifest": manifest is not None,
+                "data_version": (manifest or {}).get("data_version"), "generated": (manifest or {}).get("generated")}
+    bundle = update.installed()
+    if bundle is not None:
+        m = bundle.meta.get("manifest") or {}
+        active = {"origin": "installed", "data_version": m.get("data_version"), "generated": m.get("generated"),
+                  "source": bundle.meta.get("source"), "installed_at": bundle.meta.get("installed_at"),
+                  "folder": str(bundle.folder)}
+    else:
+        active = {"origin": "embedded", **{k: embedded[k] for k in ("data_version", "generated")}}
+    tables = []
+    abouts = {e.get("name"): e.get("about") for e in ((bundle.meta.get("manifest") if bundle else manifest) or {}).get("files", [])
+              if isinstance(e, dict)}
+    for name in update.required_files():
+        try:
+            table = load(name)
+        except (OSError, ValueError):
+            continue
+        sources = table.get("sources", {}) if isinstance(table, dict) else {}
+        tables.append({"name": name, "about": abouts.get(name) or (table.get("about") if isinstance(table, dict) else None),
+                       "sources": sources if isinstance(sources, dict) else {}})
+    return {"active": active, "embedded": embedded, "user_data_dir": str(update.user_data_dir()),
+            "channel": update.default_url(), "tables": tables}
+
+
+def _source_text(source) -> str:
+    if isinstance(source, dict):
+        return ", ".join(f"{k}: {v}" for k, v in source.items())
+    return str(source)

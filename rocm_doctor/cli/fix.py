@@ -1,0 +1,270 @@
+"""`rocm-doctor fix`: preview (--dry-run), apply with consent, verify, and undo the fix plans of the findings.
+
+Exit codes: 0 done (or nothing to do, or a preview), 1 problems remain (manual steps, declined, still failing after
+the re-check), 2 could not run (bad usage, refused without --yes, a change could not be written).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
+from rocm_doctor.cli.options import python_option, torch_timeout_option
+
+LATEST = "latest"
+
+
+def _interactive() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _confirm(question: str, yes: bool) -> bool:
+    return True if yes else click.confirm(question, default=False, err=True)
+
+
+@click.command("fix")
+@click.option("--dry-run", is_flag=True, help="Show the plan, the exact commands and every current/new value; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan (and results) as one JSON object.")
+@click.option("-y", "--yes", is_flag=True, help="Apply without asking (required when stdin is not a terminal).")
+@click.option("--only", multiple=True, metavar="ID", help="Fix only this finding (finding id or check id; repeatable).")
+@click.option("--allow-install", is_flag=True, help="Also run pip installs (they download packages).")
+@click.option("--shell", "shell_name", metavar="NAME", help="Write commands for this shell: bash, zsh, fish, sh, powershell, cmd.")
+@click.option("--undo", "undo", is_flag=False, flag_value=LATEST, default=None, metavar="[RUN_ID]",
+              help="Revert the last fix run (or RUN_ID) exactly.")
+@click.option("--history", is_flag=True, help="List the recorded fix runs.")
+@click.option("--no-verify", is_flag=True, help="Do not re-run the checks after applying.")
+@click.option("-v", "--verbose", is_flag=True, help="Show long values (PATH) in full.")
+@python_option
+@click.option("--from", "from_file", type=click.Path(path_type=Path), help="Preview the plan for a snapshot or report file.")
+@torch_timeout_option
+def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, history, no_verify, verbose, python,
+            from_file, torch_timeout):
+    """Fix what `check` found: preview with --dry-run, apply with consent, undo with --undo."""
+    from rocm_doctor.fix.journal import state_dir
+
+    root = state_dir()
+    if history:
+        _history(root, as_json)
+    if undo is not None:
+        _undo(root, None if undo == LATEST else undo, yes, as_json)
+    if not dry_run and not yes and not _interactive():
+        raise DoctorUsageError("refusing to change anything in a non-interactive run without --yes (preview with --dry-run)")
+    if from_file is not None and not dry_run:
+        raise DoctorUsageError("--from replays a snapshot: fix can only preview it; add --dry-run")
+    if from_file is not None and python:
+        raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
+    shell = None
+    if shell_name:
+        from rocm_doctor.fix.shells import SHELLS, normalise
+
+        shell = normalise(shell_name)
+        if shell is None:
+            raise DoctorUsageError(f"--shell {shell_name}: unknown shell (one of {', '.join(SHELLS)})")
+
+    report, facts = _diagnose(python, from_file, torch_timeout)
+    from rocm_doctor.fix import plan as plan_mod
+
+    unknown = plan_mod.unknown_ids(report.findings, only)
+    if unknown:
+        raise DoctorUsageError(f"--only {', '.join(unknown)}: no finding or check with that id in this run")
+    plan = plan_mod.collect(report.findings, only)
+    ctx = _context(report, facts, from_file, shell, allow_install)
+    target = report.target.get("python", "the target interpreter")
+    if not plan:
+        _nothing_to_fix(report, only, as_json, ctx, target)
+
+    from rocm_doctor.fix import render
+    from rocm_doctor.fix.changes import APPLY, preview_all
+
+    previews = preview_all(plan.items, ctx)
+    if dry_run:
+        if as_json:
+            click.echo(json.dumps(render.plan_json(previews, ctx, target, dry_run=True), indent=2))
+        else:
+            _echo_lines(render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose))
+            click.echo("Dry run: nothing was changed. Run `rocm-doctor fix` to apply the steps marked 'will apply'.")
+        raise SystemExit(EXIT_OK)
+
+    if not as_json:
+        _echo_lines(render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose))
+    to_apply = [p for p in previews if p.action == APPLY]
+    manual = [p for p in previews if p.action not in (APPLY, "already-applied")]
+    if to_apply and not _confirm(f"Apply {len(to_apply)} change(s)?", yes):
+        click.echo("Nothing was changed.", err=True)
+        raise SystemExit(EXIT_PROBLEMS)
+    _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, bool(manual))
+
+
+def _diagnose(python, from_file, torch_timeout):
+    from rocm_doctor.diagnose import Options, diagnose
+    from rocm_doctor.engine.engine import UnknownCheckError
+    from rocm_doctor.facts.snapshot import SnapshotError
+    from rocm_doctor.probes._target import TargetError
+
+    try:
+        return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout))
+    except (SnapshotError, TargetError, UnknownCheckError) as exc:
+        raise DoctorUsageError(str(exc)) from None
+
+
+def _context(report, facts, from_file, shell, allow_install):
+    from rocm_doctor.fix.changes import Context
+    from rocm_doctor.fix.shells import detect_shell
+    from rocm_doctor.fix.winenv import default_registry
+    from rocm_doctor.probes._platform import detect_os
+
+    live = from_file is None
+    os_name = detect_os() if live else (report.platform.get("os") or facts.os)
+    env = dict(os.environ) if live else dict(facts.env or {})
+    home_var = env.get("USERPROFILE") if os_name == "windows" else env.get("HOME")
+    home = Path(home_var) if home_var else Path.home()
+    installed = {"torch": facts.get("torch.version")} if facts.get("torch.version") else {}
+    return Context(
+        os=os_name,
+        shell=shell or detect_shell(env, os_name),
+        home=home,
+        env=env,
+        registry=default_registry() if live and os_name == "windows" else None,
+        allow_install=allow_install,
+        installed=installed,
+    )
+
+
+def _nothing_to_fix(report, only, as_json, ctx, target):
+    from rocm_doctor.engine.model import Status
+
+    open_findings = [f for f in report.findings if f.status in (Status.FAIL, Status.WARN)]
+    if only:
+        open_findings = [f for f in open_findings if f.id in only or f.check in only]
+    if as_json:
+        from rocm_doctor.fix import render
+
+        out = render.plan_json([], ctx, target, dry_run=True)
+        out["without_plan"] = [f.id for f in open_findings]
+        click.echo(json.dumps(out, indent=2))
+    elif open_findings:
+        click.echo("No automatic fix plan for the open findings; follow their advice in `rocm-doctor check`:")
+        for finding in open_findings:
+            click.echo(f"  {finding.id} ({finding.status.value}): {finding.message}")
+    else:
+        click.echo("Nothing to fix: no check failed or warned.")
+    raise SystemExit(EXIT_PROBLEMS if open_findings else EXIT_OK)
+
+
+def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, manual_left):
+    from rocm_doctor.fix import render
+    from rocm_doctor.fix.apply import ALREADY, APPLIED, ApplyError, apply_plan, preflight
+    from rocm_doctor.fix.journal import Journal, JournalError
+
+    try:
+        preflight(previews, ctx)
+    except ApplyError as exc:
+        raise DoctorUsageError(str(exc)) from None
+    try:
+        journal = Journal.create(root, {"target": target, "findings": sorted({f for i in plan.items for f in i.findings}),
+                                        "plan": [i.to_dict() for i in plan.items], "os": ctx.os, "shell": ctx.shell})
+    except JournalError as exc:
+        raise DoctorUsageError(str(exc)) from None
+
+    def show(result):
+        if not as_json:
+            click.echo(f"  [{result.outcome}] {result.preview.item.number}. {result.preview.step.summary()}"
+                       + (f" — {result.message}" if result.outcome not in (APPLIED, ALREADY) and result.message else ""))
+
+    try:
+        outcome = apply_plan(plan.items, ctx, journal, on_result=show)
+    except JournalError as exc:
+        raise DoctorUsageError(f"{exc}; `rocm-doctor fix --undo {journal.run_id}` reverts what was done") from None
+    verification = None
+    effective = [r for r in outcome.results if r.outcome in (APPLIED, ALREADY)]
+    if effective and not no_verify and not outcome.error:
+        from rocm_doctor.fix.verify import new_environment, verify
+
+        checks = sorted({c for r in effective for c in r.preview.item.checks})
+        env = new_environment(ctx, [r.preview.step for r in effective])
+        verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120)
+    findings = sorted({f for r in effective for f in r.preview.item.findings})
+    still_failing = [f for f in findings if verification and verification.statuses.get(f, "fail") not in ("ok", "info", "skip")]
+
+    if as_json:
+        out = render.plan_json(previews, ctx, target, dry_run=False)
+        out.update({"run": journal.run_id, "journal": str(journal.folder), "error": outcome.error,
+                    "results": [{"number": r.preview.item.number, "outcome": r.outcome, "message": r.message}
+                                for r in outcome.results]})
+        if verification is not None:
+            out["verification"] = {"statuses": verification.statuses, "error": verification.error}
+        click.echo(json.dumps(out, indent=2))
+    else:
+        if verification is not None:
+            if verification.error:
+                click.echo(f"Re-check: {verification.error}")
+            else:
+                click.echo("Re-checked in a fresh process with the new environment:")
+                for finding in findings:
+                    click.echo(f"  {finding}: {verification.statuses.get(finding, 'not reported')}")
+        if outcome.applied:
+            click.echo(f"Journal: {journal.folder} — `rocm-doctor fix --undo` reverts run {journal.run_id}.")
+        if any(r.preview.step.after != "nothing" for r in outcome.applied):
+            click.echo("Open a new shell (or run the 'this shell now' commands above) for the changes to take effect.")
+        if manual_left:
+            click.echo("Some steps are print-only: run the commands shown above yourself.")
+    if outcome.error:
+        click.echo(f"rocm-doctor: error: {outcome.error}"
+                   + (f"; `rocm-doctor fix --undo {journal.run_id}` reverts the steps before it" if outcome.applied else ""),
+                   err=True)
+        raise SystemExit(EXIT_CANNOT_RUN)
+    problems = manual_left or bool(still_failing) or bool(verification and verification.error)
+    raise SystemExit(EXIT_PROBLEMS if problems else EXIT_OK)
+
+
+def _history(root, as_json):
+    from rocm_doctor.fix import render
+    from rocm_doctor.fix.journal import runs, summarise
+
+    summaries = [summarise(j) for j in runs(root)]
+    if as_json:
+        click.echo(json.dumps({"runs": [s.to_dict() for s in summaries]}, indent=2))
+    else:
+        _echo_lines(render.history_lines(summaries))
+    raise SystemExit(EXIT_OK)
+
+
+def _undo(root, run_id, yes, as_json):
+    from rocm_doctor.fix.journal import find
+    from rocm_doctor.fix.undo import undo_run
+    from rocm_doctor.fix.winenv import default_registry
+
+    journal = find(root, run_id)
+    if journal is None:
+        raise DoctorUsageError(f"no fix run {run_id} in {root}" if run_id else f"no fix run to undo in {root}")
+    if not yes and not _interactive():
+        raise DoctorUsageError("refusing to undo in a non-interactive run without --yes")
+    if not _confirm(f"Undo fix run {journal.run_id}?", yes):
+        click.echo("Nothing was changed.", err=True)
+        raise SystemExit(EXIT_PROBLEMS)
+    result = undo_run(journal, default_registry())
+    if as_json:
+        click.echo(json.dumps({"run": result.run_id, "already_undone": result.already_undone, "error": result.error,
+                               "items": [vars(i) for i in result.items]}, indent=2))
+    elif result.already_undone:
+        click.echo(f"Run {result.run_id} was already undone; nothing changed.")
+    else:
+        for item in result.items:
+            click.echo(f"  [{item.outcome}] {item.seq}. {item.summary} — {item.message}")
+        click.echo(f"Undid run {result.run_id}." if not result.error else "")
+    if result.error:
+        raise DoctorUsageError(result.error)
+    raise SystemExit(EXIT_OK)
+
+
+def _echo_lines(lines):
+    for line in lines:
+        click.echo(line)

@@ -1,0 +1,172 @@
+"""The record of every change `fix` makes, written so that a run killed half way can still be undone.
+
+One folder per run under the state folder (`runs/<run-id>/`): `journal.jsonl`, appended and fsynced one record at
+a time, and `backups/` with a copy of every file before it is touched. Before each change an `intent` record
+(target, old value or backup, new value) is written; after it a `done` record. Undo trusts the targets' current
+state, not the `done` records, so an intent without its `done` is handled too. A last line cut off by a kill is
+ignored when reading.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+JOURNAL = "journal.jsonl"
+
+
+class JournalError(OSError):
+    """The journal cannot be written or read; the message is one line for the user."""
+
+
+def state_dir(env: Optional[Mapping[str, str]] = None) -> Path:
+    """ROCM_DOCTOR_STATE_DIR, else %LOCALAPPDATA%\\rocm-doctor (Windows), else $XDG_STATE_HOME/rocm-doctor,
+    else ~/.local/state/rocm-doctor."""
+    env = os.environ if env is None else env
+    if env.get("ROCM_DOCTOR_STATE_DIR"):
+        return Path(env["ROCM_DOCTOR_STATE_DIR"])
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "rocm-doctor"
+    if env.get("XDG_STATE_HOME"):
+        return Path(env["XDG_STATE_HOME"]) / "rocm-doctor"
+    home = env.get("HOME") or env.get("USERPROFILE") or str(Path.home())
+    return Path(home) / ".local" / "state" / "rocm-doctor"
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+def sha256(data: Optional[bytes]) -> Optional[str]:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def new_run_id() -> str:
+    return _dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+
+
+class Journal:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.run_id = folder.name
+
+    @classmethod
+    def create(cls, root: Path, header: dict[str, Any]) -> "Journal":
+        run_id = new_run_id()
+        folder = root / "runs" / run_id
+        try:
+            (folder / "backups").mkdir(parents=True, exist_ok=False)
+        except OSError as exc:
+            raise JournalError(f"cannot create the fix journal in {folder}: {exc.strerror or exc}; nothing was changed") from None
+        journal = cls(folder)
+        journal.append({"event": "start", **header})
+        return journal
+
+    @property
+    def path(self) -> Path:
+        return self.folder / JOURNAL
+
+    def append(self, record: dict[str, Any]) -> None:
+        record = {"time": now(), **record}
+        line = json.dumps(record, sort_keys=True, default=str) + "\n"
+        try:
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise JournalError(f"cannot write the fix journal {self.path}: {exc.strerror or exc}") from None
+
+    def backup(self, seq: int, name: str, data: bytes) -> str:
+        """Copy `data` into backups/ (fsynced) and return its name relative to the run folder."""
+        rel = f"backups/{seq:03d}-{name}"
+        try:
+            with open(self.folder / rel, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise JournalError(f"cannot back up {name} into {self.folder}: {exc.strerror or exc}; nothing was changed") from None
+        return rel
+
+    def read_backup(self, rel: str) -> bytes:
+        try:
+            return (self.folder / rel).read_bytes()
+        except OSError as exc:
+            raise JournalError(f"backup {self.folder / rel} is missing: {exc.strerror or exc}") from None
+
+    def records(self) -> list[dict[str, Any]]:
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        out = []
+        for line in text.splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue  # a line cut off by a kill
+        return out
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    started: str = ""
+    status: str = "interrupted"
+    applied: int = 0
+    findings: list = field(default_factory=list)
+    changes: list = field(default_factory=list)  # one line per applied change
+
+    def to_dict(self) -> dict:
+        return {"run": self.run_id, "started": self.started, "status": self.status, "applied": self.applied,
+                "findings": list(self.findings), "changes": list(self.changes)}
+
+
+def summarise(journal: Journal) -> RunSummary:
+    records = journal.records()
+    summary = RunSummary(journal.run_id)
+    intents = {r["seq"]: r for r in records if r.get("event") == "intent"}
+    done = {r["seq"] for r in records if r.get("event") == "done"}
+    for record in records:
+        event = record.get("event")
+        if event == "start":
+            summary.started = record.get("time", "")
+            summary.findings = record.get("findings", [])
+        elif event == "end":
+            summary.status = record.get("status", "applied")
+        elif event == "undo-end":
+            summary.status = "undone"
+    summary.applied = len(done)
+    for seq in sorted(intents):
+        summary.changes.append(intents[seq].get("summary", "") + ("" if seq in done else " (not confirmed)"))
+    return summary
+
+
+def runs(root: Path) -> list[Journal]:
+    """Every run, oldest first."""
+    folder = root / "runs"
+    if not folder.is_dir():
+        return []
+    return [Journal(p) for p in sorted(folder.iterdir()) if (p / JOURNAL).exists()]
+
+
+def find(root: Path, run_id: Optional[str]) -> Optional[Journal]:
+    """The run `run_id`, or (None) the latest run that changed something and is not undone yet."""
+    all_runs = runs(root)
+    if run_id:
+        for journal in all_runs:
+            if journal.run_id == run_id:
+                return journal
+        return None
+    for journal in reversed(all_runs):
+        records = journal.records()
+        if any(r.get("event") == "intent" for r in records) and not any(r.get("event") == "undo-end" for r in records):
+            return journal
+    return None

@@ -1,0 +1,189 @@
+"""Runs the benchmark child in the target interpreter and gathers its records per section.
+
+One child runs the sections in order. When it ends early (a section overran its budget and the child's watchdog
+ended it, the whole child hung past the parent's timeout, or it crashed), the section it was in is recorded as
+`timeout` or `crashed` and a fresh child runs the sections that are left. Progress reaches the caller through a
+file the child appends the same JSON lines to, so the one runner in engine/ stays the only way to run a command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from rocm_doctor.engine.child import run_child
+from rocm_doctor.gpu.bench.plan import Section
+
+CHILD = Path(__file__).with_name("_bench_child.py")
+MARKER = "bench"
+RESULTS_SCHEMA = 1
+STARTUP_ALLOWANCE_S = 90.0  # torch import + GPU initialisation, per child
+ENV_VARS = (
+    "PYTORCH_TUNABLEOP_ENABLED", "HSA_OVERRIDE_GFX_VERSION", "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL",
+    "TORCH_BLAS_PREFER_HIPBLASLT", "MIOPEN_FIND_MODE", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "OMP_NUM_THREADS",
+    "NVIDIA_TF32_OVERRIDE", "TORCH_CUDNN_SDPA_DEPRIORITIZED",
+)
+HEADER_KINDS = ("start", "import", "cpu", "device", "device_note")
+
+OnRecord = Callable[[dict[str, Any]], None]
+
+
+class _Tail:
+    """Follows the child's progress file from a thread and hands each new record to a callback."""
+
+    def __init__(self, path: Path, callback: OnRecord, interval: float = 0.2) -> None:
+        self.path, self.callback, self.interval = path, callback, interval
+        self.offset = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "_Tail":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(timeout=2)
+        self._poll()
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.interval):
+            self._poll()
+
+    def _poll(self) -> None:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n")
+        if end < 0:
+            return
+        self.offset += end + 1
+        for line in data[: end + 1].decode("utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            try:
+                self.callback(record)
+            except Exception:  # a display problem must not stop the measurement
+                pass
+
+
+def run_bench(
+    python: str,
+    plan: Sequence[Section],
+    device: str = "auto",
+    device_index: int = 0,
+    on_record: Optional[OnRecord] = None,
+    env: Optional[Mapping[str, str]] = None,
+    watchdog: bool = True,
+    startup_allowance_s: float = STARTUP_ALLOWANCE_S,
+    preset: str = "custom",
+) -> dict[str, Any]:
+    """Run `plan` in `python`; return the results object stored as the `bench.results` fact."""
+    started = time.monotonic()
+    environment = dict(os.environ if env is None else env)
+    results: dict[str, Any] = {
+        "schema": RESULTS_SCHEMA,
+        "preset": preset,
+        "python": python,
+        "requested_device": device,
+        "device_index": device_index,
+        "env": {k: environment[k] for k in ENV_VARS if k in environment},
+        "header": {},
+        "sections": {s.name: {"state": "not-run", "detail": "not started", "records": []} for s in plan},
+        "children": [],
+    }
+    remaining = list(plan)
+    while remaining:
+        payload = {"device": device, "device_index": device_index, "watchdog": watchdog,
+                   "sections": [s.to_payload() for s in remaining]}
+        timeout = startup_allowance_s + sum(s.timeout_s for s in remaining) + 5.0
+        with tempfile.TemporaryDirectory(prefix="rocm-doctor-bench-") as tmp:
+            progress = Path(tmp) / "progress.jsonl"
+            progress.touch()
+            payload["progress_file"] = str(progress)
+            if on_record is not None:
+                with _Tail(progress, on_record):
+                    child = run_child(python, CHILD, payload, timeout, env=environment, marker=MARKER)
+            else:
+                child = run_child(python, CHILD, payload, timeout, env=environment, marker=MARKER)
+        results["children"].append({
+            "argv": child.result.argv, "state": child.state, "detail": child.detail,
+            "returncode": child.result.returncode, "duration_s": child.result.duration_s,
+            "stderr_tail": child.stderr_tail,
+        })
+        remaining = _absorb(results, remaining, child)
+    results["elapsed_s"] = round(time.monotonic() - started, 3)
+    results["measured_s"] = round(sum(s.get("seconds") or 0.0 for s in results["sections"].values()), 3)
+    return results
+
+
+def _absorb(results: dict[str, Any], remaining: list[Section], child) -> list[Section]:
+    """File one child's records under their sections; return the sections a fresh child should still run."""
+    sections = results["sections"]
+    started, ended, timed_out = [], set(), set()
+    for record in child.records:
+        kind, name = record.get("bench"), record.get("section")
+        if kind in HEADER_KINDS and not name:
+            results["header"].setdefault(kind, record)
+            continue
+        if name not in sections:
+            continue
+        entry = sections[name]
+        if kind == "section_start":
+            started.append(name)
+            entry.update(state="running", detail="started", records=[], timeout_s=record.get("timeout_s"))
+        elif kind == "section_end":
+            ended.add(name)
+            entry.update(state=record.get("state", "ok"), detail=record.get("error") or "completed",
+                         seconds=record.get("seconds"))
+        elif kind == "section_timeout":
+            timed_out.add(name)
+        elif kind != "section_error":
+            entry["records"].append(record)
+        else:
+            entry["traceback"] = record.get("traceback")
+    header = results["header"]
+    if not started:
+        # Nothing ran: torch missing, no device, or the child died before the first section. Retrying won't help.
+        reason = _why_nothing_ran(header, child)
+        for section in remaining:
+            sections[section.name].update(state="not-run", detail=reason)
+        return []
+    if child.state == "ok":
+        return [s for s in remaining if s.name not in ended and s.name not in started]
+    broken = [name for name in started if name not in ended]
+    for name in broken:
+        entry = sections[name]
+        if name in timed_out or child.state == "hung":
+            entry.update(state="timeout", detail=f"no result within its {entry.get('timeout_s')} s budget; the child "
+                                                  "was stopped and the remaining sections ran in a fresh one",
+                         seconds=entry.get("timeout_s"))
+        else:
+            tail = "; ".join(child.stderr_tail[-3:])
+            entry.update(state="crashed", detail=f"{child.detail}" + (f" ({tail})" if tail else ""))
+    done = ended | set(broken)
+    return [s for s in remaining if s.name not in done]
+
+
+def _why_nothing_ran(header: dict[str, Any], child) -> str:
+    imported = header.get("import") or {}
+    if imported and not imported.get("ok", True):
+        return f"torch could not be imported: {imported.get('error')}"
+    device = header.get("device") or {}
+    if device.get("error"):
+        return str(device["error"])
+    if child.state != "ok":
+        tail = "; ".join(child.stderr_tail[-3:])
+        return f"the benchmark child {child.state}: {child.detail}" + (f" ({tail})" if tail else "")
+    return "the child ended before running any section"
