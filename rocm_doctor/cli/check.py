@@ -24,9 +24,11 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
 @click.option("--only", multiple=True, metavar="ID", help="Run only this check (repeatable).")
 @click.option("--skip", multiple=True, metavar="ID", help="Do not run this check (repeatable).")
 @click.option("--online", is_flag=True, help="Also check that the package index the fixes use is reachable (network).")
+@click.option("--bench", is_flag=True, help="Also run the quick performance benchmark (`rocm-doctor bench --quick`).")
 @torch_timeout_option
 @command_timeout_option
-def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, torch_timeout, command_timeout):
+def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
+            command_timeout):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
@@ -41,6 +43,14 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
         report, _facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
+    if not no_gpu and from_file is None:  # confirm stage: GPU kernels in child processes (rocm_doctor.gpu.kernels)
+        from rocm_doctor.gpu.kernels.stage import run_in_check
+
+        run_in_check(report, _facts, only=only, skip=skip)
+    if bench or from_file is not None:  # measure stage; a replay re-judges benchmark results the snapshot carries
+        from rocm_doctor.cli.bench import attach_bench
+
+        attach_bench(report, _facts, run=bench and from_file is None, show_progress=not as_json)
 
     if as_json:
         from rocm_doctor.report.json_report import render

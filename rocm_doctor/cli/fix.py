@@ -191,8 +191,16 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
         checks = sorted({c for r in effective for c in r.preview.item.checks})
         env = new_environment(ctx, [r.preview.step for r in effective])
         verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120)
-    findings = sorted({f for r in effective for f in r.preview.item.findings})
-    still_failing = [f for f in findings if verification and verification.statuses.get(f, "fail") not in ("ok", "info", "skip")]
+    rechecked = {}
+    if verification is not None and not verification.error:
+        from rocm_doctor.fix.verify import is_fixed, outcome as recheck
+
+        for r in effective:
+            for finding_id in r.preview.item.findings:
+                rechecked[finding_id] = recheck(verification, finding_id, finding_id.split(":", 1)[0])
+        still_failing = [f for f, status in rechecked.items() if not is_fixed(status)]
+    else:
+        still_failing = []
 
     if as_json:
         out = render.plan_json(previews, ctx, target, dry_run=False)
@@ -200,7 +208,7 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
                     "results": [{"number": r.preview.item.number, "outcome": r.outcome, "message": r.message}
                                 for r in outcome.results]})
         if verification is not None:
-            out["verification"] = {"statuses": verification.statuses, "error": verification.error}
+            out["verification"] = {"findings": rechecked, "error": verification.error, "argv": verification.argv}
         click.echo(json.dumps(out, indent=2))
     else:
         if verification is not None:
@@ -208,8 +216,8 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
                 click.echo(f"Re-check: {verification.error}")
             else:
                 click.echo("Re-checked in a fresh process with the new environment:")
-                for finding in findings:
-                    click.echo(f"  {finding}: {verification.statuses.get(finding, 'not reported')}")
+                for finding_id, status in sorted(rechecked.items()):
+                    click.echo(f"  {finding_id}: {'now ' + status if status != 'resolved' else 'resolved (no longer reported)'}")
         if outcome.applied:
             click.echo(f"Journal: {journal.folder} — `rocm-doctor fix --undo` reverts run {journal.run_id}.")
         if any(r.preview.step.after != "nothing" for r in outcome.applied):

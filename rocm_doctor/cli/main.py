@@ -12,10 +12,12 @@ from rocm_doctor.cli.app import EXIT_CANNOT_RUN
 
 # command name -> module defining `command`
 COMMANDS = {
+    "bench": "rocm_doctor.cli.bench",
     "check": "rocm_doctor.cli.check",
     "snapshot": "rocm_doctor.cli.snapshot",
     "checks": "rocm_doctor.cli.checks_list",
     "explain": "rocm_doctor.cli.explain",
+    "kernels": "rocm_doctor.cli.kernels",
     "fix": "rocm_doctor.cli.fix",
     "report": "rocm_doctor.cli.report",
     "data": "rocm_doctor.cli.data",

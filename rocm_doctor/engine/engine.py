@@ -81,14 +81,20 @@ def _normalise(check: Check, outcome) -> list[Finding]:
 
 def _load_problem_findings(registry: Registry) -> Iterable[Finding]:
     for problem in registry.problems:
+        if problem.builtin:
+            title = "A built-in check module could not be loaded"
+            advice = "This is a bug or a broken install of rocm-doctor: reinstall it; the other checks ran without it."
+        else:
+            title = "A check plugin could not be loaded"
+            advice = "Upgrade or uninstall the plugin package; the other checks ran without it."
         yield Finding(
             id=f"plugin-load-failed:{problem.source}",
             check="plugin-load-failed",
             status=Status.ERROR,
-            title="A check plugin could not be loaded",
+            title=title,
             message=f"{problem.source}: {problem.error}",
             evidence=[problem.error],
-            remediation=["Upgrade or uninstall the plugin package; the other checks ran without it."],
+            remediation=[advice],
             area="rocm-doctor",
             severity=Severity.LOW,
         )

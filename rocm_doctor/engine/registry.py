@@ -22,6 +22,7 @@ class LoadProblem:
 
     source: str
     error: str
+    builtin: bool = False
 
 
 @dataclass
@@ -70,7 +71,7 @@ def load_registry(include_plugins: bool = True) -> Registry:
         try:
             registry.checks.extend(_checks_in_module(importlib.import_module(name)))
         except Exception as exc:  # a broken built-in must not take the others down
-            registry.problems.append(LoadProblem(source=name, error=f"{type(exc).__name__}: {exc}"))
+            registry.problems.append(LoadProblem(source=name, error=f"{type(exc).__name__}: {exc}", builtin=True))
     if include_plugins:
         for ep in _entry_points():
             source = f"entry point {ep.name} = {ep.value}"

@@ -177,7 +177,7 @@ class PipInstall(Step):
 
     @property
     def why_manual(self) -> str:
-        return "downloads packages (pass --allow-install to run it)"
+        return "downloads packages"
 
     def argv(self) -> list[str]:
         argv = [self.python, "-m", "pip", "install", *self.extra_args, *self.packages]

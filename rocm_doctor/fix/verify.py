@@ -21,8 +21,24 @@ from rocm_doctor.fix.changes import Context, env_after
 class Verification:
     statuses: dict = field(default_factory=dict)  # finding id -> status
     messages: dict = field(default_factory=dict)
+    checks_seen: set = field(default_factory=set)
     error: Optional[str] = None
     argv: list = field(default_factory=list)
+
+
+RESOLVED = "resolved"
+NOT_REPORTED = "not-reported"
+
+
+def outcome(verification: Verification, finding_id: str, check_id: str) -> str:
+    """The finding's status in the re-check; `resolved` when its check ran and no longer reports it."""
+    if finding_id in verification.statuses:
+        return verification.statuses[finding_id]
+    return RESOLVED if check_id in verification.checks_seen else NOT_REPORTED
+
+
+def is_fixed(status: str) -> bool:
+    return status in ("ok", "info", "skip", RESOLVED)
 
 
 def new_environment(ctx: Context, applied_steps: Iterable[S.Step]) -> dict:
@@ -46,6 +62,7 @@ def verify(check_ids: list, env: dict, python: Optional[str] = None, timeout_s: 
         for finding in report.get("findings", []):
             out.statuses[finding["id"]] = finding["status"]
             out.messages[finding["id"]] = finding.get("message", "")
+            out.checks_seen.add(finding.get("check"))
     except (ValueError, KeyError, TypeError, AttributeError):
         tail = (result.stderr.strip().splitlines() or [""])[-1]
         out.error = f"the re-check did not produce a report ({result.describe()}){': ' + tail if tail else ''}"

@@ -112,7 +112,8 @@ class _Renderer:
         parts = ["#### Stages", ""]
         for name, value in stages.items():
             short, long_texts = _split_long(value, name)
-            body = [self._fenced(json.dumps(short, indent=1, ensure_ascii=False), "json")]
+            table = _rows_table(short)
+            body = [table] if table else [self._fenced(json.dumps(short, indent=1, ensure_ascii=False), "json")]
             for path, text in long_texts:  # logs and other long text: each in its own block, shortened
                 body.append(f"`{_code(path)}`:")
                 body.append(self._fenced(text))
@@ -195,6 +196,18 @@ def _table(findings: list[dict[str, Any]]) -> str:
     for f in findings:
         finding_id = _code(f["id"]).replace("|", "\\|")
         rows.append(f"| {LABELS[f['status']]} | {_cell(f.get('title', ''))}<br>`{finding_id}` | {_cell(f.get('message', ''))} |")
+    return "\n".join(rows) + "\n"
+
+
+def _rows_table(value: Any) -> Optional[str]:
+    """A list of flat records (kernel outcomes, benchmark rows) as a table; None for anything else."""
+    if not isinstance(value, list) or not value or not all(isinstance(r, dict) for r in value):
+        return None
+    if any(isinstance(v, (dict, list)) for r in value for v in r.values()):
+        return None
+    columns = list(dict.fromkeys(k for r in value for k in r))
+    rows = ["| " + " | ".join(_cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+    rows.extend("| " + " | ".join(_cell(r.get(c, "")) for c in columns) + " |" for r in value)
     return "\n".join(rows) + "\n"
 
 

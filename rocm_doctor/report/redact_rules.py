@@ -108,7 +108,7 @@ SECRET_ASSIGNMENT = re.compile(
 EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 HOME_PATH = re.compile(r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(?P<name>[^/\\\s\"'<>:;,]+)")
 SERIAL_LINE = re.compile(
-    r"(?im)(?P<label>\b(?:asic[_ ]serial|serial[_ ]number|board[_ ]serial|product[_ ]serial|fru[_ ]serial|serial)"
+    r"(?im)(?P<label>\b(?:asic[_ ]serial|serial[_ ]number|board[_ ]serial|product[_ ]serial|fru[_ ]serial|serial|unique[_ ]id|guid)"
     r"\"?\s*[:=]\s*\"?)(?P<value>[^\s\",][^\",\n]*?)(?=\s*\"|\s*,|[ \t]*$)"
 )
 GPU_UUID = re.compile(r"\b(?P<prefix>(?:GPU|MIG)-)(?P<id>(?!XX\b)[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4,12}){0,4})\b")
@@ -118,4 +118,4 @@ IPV6_CANDIDATE = re.compile(r"(?<![\w:.<])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-
 IPV4 = re.compile(
     r"(?<![\w.+-])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w-]|\.\d)"
 )
-IDENTIFIER_KEY = re.compile(r"(?i)(serial|uuid)")
+IDENTIFIER_KEY = re.compile(r"(?i)(serial|uuid|unique[_ ]?id|guid)")

@@ -32,6 +32,7 @@ class ConfirmOptions:
     startup_timeout_s: float = 120.0
     env: Optional[Mapping[str, str]] = None
     extra_modules: Sequence[str] = field(default_factory=tuple)
+    platform_os: Optional[str] = None  # default: the facts' platform
 
 
 def target_python(facts) -> str:
@@ -83,7 +84,7 @@ def confirm(facts, options: Optional[ConfirmOptions] = None) -> dict[str, Any]:
         stage["library_logs"] = {"ran": False, "reason": "needs an AMD or NVIDIA GPU" if vendor not in ("amd", "nvidia")
                                  else ("turned off" if not options.library_logs else "the suite could not start")}
 
-    platform_os = facts.os if facts is not None else "linux"
+    platform_os = options.platform_os or (facts.os if facts is not None else "linux")
     gfx = gpu_gfx(facts, suite)
     recommended = ab.recommended_override(gfx) if vendor == "amd" else None
     run_it, why = ab.should_run(vendor, platform_os, env, recommended)

@@ -1,0 +1,136 @@
+"""`rocm-doctor bench`: measure this GPU against what it should do, and say why it falls short."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Optional
+
+import click
+
+from rocm_doctor import __version__
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
+from rocm_doctor.cli.options import python_option
+from rocm_doctor.gpu.bench.plan import PRESETS, SECTION_ORDER, TITLES
+
+FIGURES = (("median_tflops", "TFLOP/s"), ("tflops", "TFLOP/s"), ("median_gbs", "GB/s"), ("gbs", "GB/s"),
+           ("us_per_launch", "us/launch"), ("tokens_per_s", "tok/s"), ("ms_per_step", "ms/step"))
+
+
+def _describe(record: dict[str, Any]) -> str:
+    """A short progress line for one child record."""
+    parts = [str(record.get(k)) for k in ("target", "dtype", "op", "memory", "direction", "mode", "shape", "backend", "what")
+             if record.get(k) is not None]
+    if record.get("m"):
+        parts.append(f"{record['m']}x{record['n']}x{record['k']}")
+    for key, unit in FIGURES:
+        if isinstance(record.get(key), (int, float)):
+            parts.append(f"{record[key]:.4g} {unit}")
+            break
+    return " ".join(parts)
+
+
+def run_with_progress(python: str, preset: str, device: str, device_index: int, sections=(),
+                      show_progress: bool = True) -> dict[str, Any]:
+    """Run the benchmark; a rich progress display on stderr when asked for and stderr is a terminal."""
+    from rocm_doctor.gpu.bench import plan as plans
+    from rocm_doctor.gpu.bench.harness import run_bench
+
+    plan = plans.build(preset, tuple(sections))
+    if not (show_progress and sys.stderr.isatty()):
+        return run_bench(python, plan, device=device, device_index=device_index, preset=preset)
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                        TextColumn("{task.completed}/{task.total} sections"), TimeElapsedColumn(),
+                        console=console(stderr=True), transient=True)
+    task = progress.add_task("starting the benchmark child (importing torch)", total=len(plan))
+
+    def on_record(record: dict[str, Any]) -> None:
+        kind, section = record.get("bench"), record.get("section")
+        title = TITLES.get(section, section or "")
+        if kind == "section_start":
+            progress.update(task, description=f"{title}")
+        elif kind in ("section_end", "section_timeout"):
+            progress.advance(task)
+        elif kind == "device" and record.get("name"):
+            progress.update(task, description=f"measuring on {record['name']}")
+        elif section and kind not in ("section_error",):
+            progress.update(task, description=f"{title}: {_describe(record)}")
+
+    with progress:
+        return run_bench(python, plan, device=device, device_index=device_index, on_record=on_record, preset=preset)
+
+
+def bench_json(results: dict[str, Any], analysis: dict[str, Any], findings: list) -> dict[str, Any]:
+    return {
+        "schema_version": 1,
+        "tool": {"name": "rocm-doctor", "version": __version__},
+        "kind": "bench",
+        "elapsed_s": results.get("elapsed_s"),
+        "results": results,
+        "analysis": analysis,
+        "findings": [f.to_dict() for f in findings],
+    }
+
+
+def nothing_ran(results: dict[str, Any]) -> Optional[str]:
+    states = [s.get("state") for s in (results.get("sections") or {}).values()]
+    if states and all(s == "not-run" for s in states):
+        return next(iter(results["sections"].values())).get("detail")
+    return None
+
+
+@click.command("bench")
+@click.option("--quick", is_flag=True, help="Fewer shapes and smaller sizes (about 15 s on a datacenter GPU).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: raw results, lines with verdicts, findings.")
+@python_option
+@click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
+              help="Device to measure; 'cuda' is also the ROCm/HIP GPU. auto: the GPU when torch sees one.")
+@click.option("--device-index", type=click.IntRange(min=0), default=0, show_default=True, help="Which GPU.")
+@click.option("--section", "sections", multiple=True, type=click.Choice(SECTION_ORDER),
+              help="Run only this section (repeatable).")
+@click.option("--preset", type=click.Choice(PRESETS), default=None, hidden=True, help="Sizes: full, quick or tiny (tests).")
+@click.option("-v", "--verbose", is_flag=True, help="Show every line, including explanations of good figures.")
+def command(quick, as_json, python, device, device_index, sections, preset, verbose):
+    """Measure matmul, memory, launch, attention and an LLM-shaped decoder against what this GPU should do."""
+    from rocm_doctor.gpu.bench.analysis import analyze
+    from rocm_doctor.gpu.bench.facts import findings as bench_findings
+    from rocm_doctor.probes._target import TargetError, choose_python
+
+    try:
+        target, _reason = choose_python(python, os.environ)
+    except TargetError as exc:
+        raise DoctorUsageError(str(exc)) from None
+    preset = preset or ("quick" if quick else "full")
+    results = run_with_progress(target, preset, device, device_index, sections, show_progress=not as_json)
+    analysis = analyze(results)
+    findings = bench_findings(results)
+    if as_json:
+        click.echo(json.dumps(bench_json(results, analysis, findings), indent=1, default=str))
+    else:
+        from rocm_doctor.gpu.bench.render import render
+
+        render(console(), results, analysis, findings, verbose=verbose)
+    why = nothing_ran(results)
+    if why:
+        if not as_json:
+            click.echo(f"rocm-doctor: error: the benchmark could not run: {why}", err=True)
+        raise SystemExit(EXIT_CANNOT_RUN)
+    problems = [f for f in findings if f.status.value in ("warn", "fail", "error")]
+    raise SystemExit(EXIT_PROBLEMS if problems else EXIT_OK)
+
+
+def attach_bench(report, facts, run: bool, show_progress: bool = True) -> None:
+    """`check --bench`: run the quick benchmark on the diagnosed interpreter and add it to the report.
+
+    With run=False (a replay) it only re-judges results the snapshot already carries.
+    """
+    from rocm_doctor.gpu.bench.facts import attach
+
+    results = None
+    if run:
+        python = (report.target or {}).get("python") or sys.executable
+        results = run_with_progress(python, "quick", "auto", 0, show_progress=show_progress)
+    attach(report, facts, results)

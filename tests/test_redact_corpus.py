@@ -1,0 +1,149 @@
+"""A corpus of realistic reports with planted secrets and identities: the redacted bundle (JSON and Markdown)
+contains none of them, is valid against the report schema, and still replays with `check --from`."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from rocm_doctor.diagnose import Options, diagnose
+from rocm_doctor.engine.runner import CommandResult
+from rocm_doctor.facts import snapshot
+from rocm_doctor.facts.observations import FileRecord, Observations
+from rocm_doctor.report import bundle, markdown
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+HOME = "/home/alice"
+PLANTED_ENV = {
+    "USER": "alice", "LOGNAME": "alice", "HOME": HOME, "HOSTNAME": "gpu-box-7.lab.example.net",
+    "PATH": f"{HOME}/.local/bin:{HOME}/venvs/torch/bin:/opt/rocm/bin:/usr/bin",
+    "VIRTUAL_ENV": f"{HOME}/venvs/torch",
+    "HF_TOKEN": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+    "GITHUB_TOKEN": "ghp_1234567890abcdefghijABCDEFGHIJ123456",
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "DB_PASSWORD": "correct horse battery staple",
+    "MY_SERVICE_CONFIG": "internal-value-xyz",
+    "DEPLOY_SSH_KEY": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAABG5vbmU\nQUFBQUJBQUFBQkFBQUFCQUFBQUI=\n"
+                      "-----END OPENSSH PRIVATE KEY-----",
+    "PIP_EXTRA_INDEX_URL": "https://deploy:Sup3rS3cretPw@pypi.internal.example/simple",
+    "HSA_OVERRIDE_GFX_VERSION": "11.0.0",
+    "ROCM_PATH": "/opt/rocm",
+}
+PLANTED_TEXT = (
+    "alice@gpu-box-7:~$ ip addr\n"
+    "    inet 10.20.30.40/24 brd 10.20.30.255 scope global eno1\n"
+    "    inet6 2001:db8:85a3::8a2e:370:7334/64 scope global\n"
+    "    link/ether 3c:7c:3f:aa:bb:cc brd ff:ff:ff:ff:ff:ff\n"
+    "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlMTIz' https://hub.example\n"
+    "connecting with password correct horse battery staple\n"
+    f"Traceback: File \"{HOME}/venvs/torch/lib/python3.12/site-packages/torch/__init__.py\", line 1\n"
+    "contact alice.smith@example.org, host gpu-box-7.lab.example.net (192.168.7.21)\n"
+)
+SERIALS = {
+    "rocm-smi": "GPU[0]\t\t: Serial Number: 9A1B2C3D4E5F\nGPU[0]\t\t: Unique ID: 0x59a2b6c8d3e4f5a1\n",
+    "amd-smi": "GPU: 0\n    ASIC:\n        ASIC_SERIAL: 0x1F2E3D4C5B6A7988\n    BOARD:\n        PRODUCT_SERIAL: 692237000042\n",
+    "nvidia-smi": "    Serial Number                         : 1324520053141\n"
+                  "    GPU UUID                              : GPU-5b4b6a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b\n",
+}
+PLANTED = [
+    "alice", "gpu-box-7", "lab.example.net", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+    "ghp_1234567890abcdefghijABCDEFGHIJ123456", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "correct horse battery staple", "internal-value-xyz", "b3BlbnNzaC1rZXktdjEAAAABG5vbmU",
+    "QUFBQUJBQUFBQkFBQUFCQUFBQUI=", "Sup3rS3cretPw", "10.20.30.40", "2001:db8:85a3::8a2e:370:7334", "3c:7c:3f:aa:bb:cc",
+    "eyJhbGciOiJIUzI1NiJ9", "c2lnbmF0dXJlMTIz", "alice.smith@example.org", "192.168.7.21", "9A1B2C3D4E5F",
+    "0x1F2E3D4C5B6A7988", "692237000042", "1324520053141", "5b4b6a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b",
+    "43529fe3ce00c724", "362702d6dbbf2d1d", "00ff1900-0000-1000-8000-000000000000", "59a2b6c8d3e4f5a1",
+]
+ROCMINFO = [
+    "rocminfo/linux-cloud-vm-mi300x-vf-gfx942-xeon8568y-rocm7.2.4.txt",
+    "rocminfo/linux-rx6800-gfx1030-plus-5600g-igpu-gfx90c-padded-rocm5.4.3.txt",
+    "rocminfo/linux-gfx1151-strixhalo-apu-with-npu-agent-rocm7.2.txt",
+]
+
+
+def command(argv, stdout, stderr="", returncode=0):
+    return CommandResult(argv=argv, returncode=returncode, stdout=stdout, stderr=stderr, duration_s=0.1)
+
+
+def observations(rocminfo_fixture: str) -> Observations:
+    obs = Observations()
+    obs.platform = {"os": "linux", "system": "Linux", "release": "6.8.0-45-generic", "machine": "x86_64",
+                    "doctor_executable": f"{HOME}/venvs/torch/bin/python"}
+    obs.env = dict(PLANTED_ENV)
+    obs.target = {"python": f"{HOME}/venvs/torch/bin/python", "reason": f"VIRTUAL_ENV={HOME}/venvs/torch"}
+    obs.add_command("rocminfo", command(["/opt/rocm/bin/rocminfo"], (FIXTURES / rocminfo_fixture).read_text()))
+    amd_smi = (FIXTURES / "amd-smi/linux-proxmox-780m-phoenix3-gfx1103-list.txt").read_text()
+    obs.add_command("amd-smi-list", command(["amd-smi", "list"], amd_smi + SERIALS["amd-smi"]))
+    obs.add_command("rocm-smi-json", command(["rocm-smi", "--showserial"], SERIALS["rocm-smi"]))
+    obs.add_command("nvidia-smi", command(["nvidia-smi", "-q"], SERIALS["nvidia-smi"], returncode=0))
+    log = (FIXTURES / "logs/amd_log_level/linux-nobara-rx7600xt-gfx1102-override-11.0.0-missing-CO-hipblaslt-then-segfault-torch-rocm6.2.txt").read_text()
+    obs.add_command("torch-probe", command([f"{HOME}/venvs/torch/bin/python", "-c", "probe"], "", log + PLANTED_TEXT, -11))
+    obs.add_file(FileRecord(path=f"{HOME}/.bashrc", exists=True,
+                            content=f"export HF_TOKEN={PLANTED_ENV['HF_TOKEN']}\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\n"))
+    obs.add_file(FileRecord(path="/etc/hostname", exists=True, content="gpu-box-7\n"))
+    obs.add_probe("pci.sysfs", [{"slot": "0000:03:00.0", "serial": "PHX-998877", "vendor": "0x1002"}])
+    return obs
+
+
+def build(tmp_path, fixture, redacted=True):
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snapshot.to_dict(observations(fixture))))
+    report, facts = diagnose(Options(from_file=path))
+    report.stages = {"logs": {"hipblaslt": PLANTED_TEXT * 3}, "kernels": [{"name": "matmul", "outcome": "crash",
+                                                                            "stderr": PLANTED_TEXT}]}
+    data = bundle.build(report, facts)
+    return bundle.redact_bundle(data)[0] if redacted else data
+
+
+def leaks(text: str) -> list[str]:
+    return [value for value in PLANTED if value.lower() in text.lower()]
+
+
+@pytest.mark.parametrize("fixture", ROCMINFO)
+def test_corpus_redacted_json_and_markdown_leak_nothing(tmp_path, fixture, report_schema):
+    unredacted = bundle.to_json(build(tmp_path, fixture, redacted=False))
+    assert "alice" in unredacted and "ghp_" in unredacted
+    data = build(tmp_path, fixture)
+    text = bundle.to_json(data)
+    assert leaks(text) == []
+    assert leaks(markdown.render(data, json_name="report.json")) == []
+    jsonschema.validate(data, report_schema)
+    assert data["redaction"]["applied"] is True and data["redaction"]["replaced"]
+
+
+def test_corpus_every_planted_value_was_present(tmp_path):
+    text = bundle.to_json(build(tmp_path, ROCMINFO[0], redacted=False)) + bundle.to_json(build(tmp_path, ROCMINFO[1], redacted=False))
+    assert leaks(text) == PLANTED  # else the corpus would prove nothing
+
+
+def test_redacted_report_replays(tmp_path):
+    data = build(tmp_path, ROCMINFO[0])
+    path = tmp_path / "report.json"
+    path.write_text(bundle.to_json(data))
+    report, facts = diagnose(Options(from_file=path))
+    assert report.findings
+    assert facts.observations.env["HSA_OVERRIDE_GFX_VERSION"] == "11.0.0"
+    assert "GPU-<uuid-1>" in facts.observations.commands["rocminfo"].stdout
+
+
+def test_own_live_run_redacted(doctor, isolated_env, fake_bin, tmp_path, report_schema):
+    """A real `rocm-doctor report` here, with identities and secrets planted in its environment and tools."""
+    fake_bin.add("rocminfo", f"cat '{FIXTURES / ROCMINFO[1]}'\ncat <<'EOF'\n{PLANTED_TEXT}EOF\n")
+    fake_bin.add("amd-smi", f"cat <<'EOF'\n{SERIALS['amd-smi']}EOF\n")
+    home = tmp_path / "home" / "alice"
+    home.mkdir(parents=True)
+    env = dict(isolated_env, **{k: v for k, v in PLANTED_ENV.items() if k not in ("PATH", "VIRTUAL_ENV")})
+    env["HOME"] = str(home)
+    env["PATH"] = f"{home}/.local/bin:{isolated_env['PATH']}"
+    result = doctor("report", "-o", "out.md", env=env)
+    assert result.returncode == 0, result.stderr
+    md = (tmp_path / "out.md").read_text()
+    raw = (tmp_path / "out.json").read_text()
+    assert leaks(md) == [] and leaks(raw) == []
+    assert str(home) not in raw
+    data = json.loads(raw)
+    jsonschema.validate(data, report_schema)
+    assert data["snapshot"]["observations"]["env"]["HOME"] == "~"
+    assert "GPU-<uuid-1>" in data["snapshot"]["observations"]["commands"]["rocminfo"]["stdout"]
