@@ -92,8 +92,10 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 @click.option("--section", "sections", multiple=True, type=click.Choice(SECTION_ORDER),
               help="Run only this section (repeatable).")
 @click.option("--preset", type=click.Choice(PRESETS), default=None, hidden=True, help="Sizes: full, quick or tiny (tests).")
+@click.option("--collectives", is_flag=True,
+              help="Measure collectives across every local GPU instead (all-reduce, all-gather, broadcast; peer copies).")
 @click.option("-v", "--verbose", is_flag=True, help="Show every line, including explanations of good figures.")
-def command(quick, as_json, python, device, device_index, sections, preset, verbose):
+def command(quick, as_json, python, device, device_index, sections, preset, verbose, collectives=False):
     """Measure matmul, memory, launch, attention and an LLM-shaped decoder against what this GPU should do."""
     from rocm_doctor.gpu.bench.analysis import analyze
     from rocm_doctor.gpu.bench.facts import findings as bench_findings
@@ -104,6 +106,10 @@ def command(quick, as_json, python, device, device_index, sections, preset, verb
     except TargetError as exc:
         raise DoctorUsageError(str(exc)) from None
     preset = preset or ("quick" if quick else "full")
+    if collectives:  # several GPUs (rocm_doctor.distributed): replaces the single-GPU sections
+        from rocm_doctor.distributed.cli_bench import bench_collectives
+
+        raise SystemExit(bench_collectives(target, preset, device, as_json=as_json, verbose=verbose))
     results = run_with_progress(target, preset, device, device_index, sections, show_progress=not as_json)
     analysis = analyze(results)
     findings = bench_findings(results)

@@ -25,10 +25,14 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
 @click.option("--skip", multiple=True, metavar="ID", help="Do not run this check (repeatable).")
 @click.option("--online", is_flag=True, help="Also check that the package index the fixes use is reachable (network).")
 @click.option("--bench", is_flag=True, help="Also run the quick performance benchmark (`rocm-doctor bench --quick`).")
+@click.option("--log", "log_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also match known error messages in this log (a traceback, AMD_LOG_LEVEL output) to their causes.")
+@click.option("--collectives", is_flag=True,
+              help="Also run collectives across every local GPU (one process per GPU) and the peer-access matrix.")
 @torch_timeout_option
 @command_timeout_option
 def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
-            command_timeout):
+            command_timeout, log_file, collectives=False):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
@@ -40,7 +44,7 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout,
                       command_timeout_s=command_timeout, extra={"online": online})
     try:
-        report, _facts = diagnose(options)
+        report, _facts = diagnose(options) if log_file is None else _diagnose_with_log(options, log_file)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
     if not no_gpu and from_file is None:  # confirm stage: GPU kernels in child processes (rocm_doctor.gpu.kernels)
@@ -51,6 +55,10 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
         from rocm_doctor.cli.bench import attach_bench
 
         attach_bench(report, _facts, run=bench and from_file is None, show_progress=not as_json)
+    if collectives and from_file is None:  # several GPUs: collectives + peer access (rocm_doctor.distributed)
+        from rocm_doctor.distributed.stage import run_stage
+
+        report.stages["collectives"], report.findings = run_stage(_facts, report.findings, show_progress=not as_json)
 
     if as_json:
         from rocm_doctor.report.json_report import render
@@ -63,3 +71,36 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     threshold = FAIL_ON[fail_on]
     failing = [f for f in report.findings if f.status.rank >= threshold.rank]
     raise SystemExit(EXIT_PROBLEMS if failing else EXIT_OK)
+
+
+LOG_CAP = 1_000_000
+
+
+def read_log(path: Path) -> dict:
+    """The probe value `user.log` (read by rocm_doctor.interpret.amd_derived): the log's text, its last MB."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DoctorUsageError(f"--log {path}: cannot read ({exc.strerror or exc})") from None
+    return {"path": str(path), "text": raw[-LOG_CAP:].decode("utf-8", errors="replace"), "truncated": len(raw) > LOG_CAP}
+
+
+def _diagnose_with_log(options, log_file: Path):
+    """diagnose(), with the log added to the observations as the probe value `user.log`, so a snapshot taken with
+    it replays the same. diagnose() has no hook for extra observations, so its observe step is wrapped here."""
+    from rocm_doctor import diagnose as one_pass
+    from rocm_doctor.interpret.amd_derived import LOG_KEY
+
+    log = read_log(log_file)
+    observe = one_pass.observe
+
+    def observe_with_log(opts):
+        observations = observe(opts)
+        observations.add_probe(LOG_KEY, log)
+        return observations
+
+    one_pass.observe = observe_with_log
+    try:
+        return one_pass.diagnose(options)
+    finally:
+        one_pass.observe = observe

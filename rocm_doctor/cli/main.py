@@ -17,6 +17,7 @@ COMMANDS = {
     "snapshot": "rocm_doctor.cli.snapshot",
     "checks": "rocm_doctor.cli.checks_list",
     "explain": "rocm_doctor.cli.explain",
+    "fleet": "rocm_doctor.cli.fleet",
     "kernels": "rocm_doctor.cli.kernels",
     "fix": "rocm_doctor.cli.fix",
     "report": "rocm_doctor.cli.report",

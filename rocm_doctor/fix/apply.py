@@ -74,7 +74,16 @@ def apply_plan(
     report = ApplyReport(run_id=journal.run_id)
     registry_changed = False
     for item in items:
-        current = preview(item, ctx, State(ctx))  # fresh: earlier steps were really written
+        try:
+            current = preview(item, ctx, State(ctx))  # fresh: earlier steps were really written
+        except rcfile.RcFileError as exc:
+            current = Preview(item, "failed", why=str(exc))
+            journal.append({"event": "failed", "seq": item.number, "error": str(exc)})
+            report.results.append(StepResult(current, FAILED, str(exc)))
+            report.error = f"step {item.number} failed: {exc}"
+            if on_result:
+                on_result(report.results[-1])
+            break
         if current.action == ALREADY:
             result = StepResult(current, ALREADY, "already applied")
             journal.append({"event": "already", "seq": item.number, "summary": item.step.summary()})

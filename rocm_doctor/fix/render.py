@@ -18,7 +18,7 @@ AFTER_TEXT = {AFTER_NEW_SHELL: "takes effect in a new shell/terminal", AFTER_REL
 def show(value: Optional[str], verbose: bool = False, limit: int = 160) -> str:
     if value is None:
         return "(not set)"
-    text = repr(value)
+    text = f"'{value}'"
     if not verbose and len(text) > limit:
         half = limit // 2 - 3
         text = f"{text[:half]} … {text[-half:]} ({len(value)} chars; -v shows all)"

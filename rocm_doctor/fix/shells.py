@@ -125,6 +125,8 @@ def _path_code(shell: str, name: str, entry: str, prepend: bool) -> str:
         head = f"set -l _rd {q}" if prepend else "set -l _rd"
         return f"{head}; for p in ${name}; test \"$p\" = {q}; or set -a _rd $p; end; set -gx {name} $_rd; set -e _rd"
     if shell == "powershell":
+        if "%" in entry:  # a REG_EXPAND_SZ-style entry: the running shell needs it expanded
+            q = f"[Environment]::ExpandEnvironmentVariables({q})"
         keep = f"@(${{env:{name}}} -split ';' | Where-Object {{ $_ -ne {q} }})"
         value = f"(@({q}) + {keep}) -join ';'" if prepend else f"{keep} -join ';'"
         return f"${{env:{name}}} = {value}"

@@ -72,8 +72,7 @@ class MemoryRegistry:
     def set(self, name: str, value: RegValue) -> None:
         if self.locked:
             raise PermissionError(13, "Access is denied")
-        self.values.pop(self._find(name) or name, None)
-        self.values[name] = value
+        self.values[self._find(name) or name] = value  # like Windows: an existing name keeps its spelling
 
     def delete(self, name: str) -> None:
         if self.locked:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import gfx as gfxlib
+from rocm_doctor.parsers.rocminfo import gpu_agents
 
 ORDER = 80
 SOURCE_FACTS = {"kfd": "kfd.nodes", "rocminfo": "rocminfo.agents", "smi": "smi.devices", "torch": "torch.devices",
@@ -44,7 +45,7 @@ def _entries(facts: Facts) -> list[tuple[str, list[dict]]]:
         {"node": a.get("node"), "bus": _bus(a.get("pci_bus")), "device_id": a.get("chip_id"), "gfx": a.get("gfx"),
          "target_id": a.get("target_id"), "name": a.get("marketing_name"), "uuid": _real_uuid(a.get("uuid")),
          "igpu": a.get("is_apu")}
-        for a in facts.get("rocminfo.agents") or [] if a.get("device_type") == "GPU"
+        for a in gpu_agents(facts.get("rocminfo.agents") or [])
     ]
     smi_source = "smi"
     smi = []

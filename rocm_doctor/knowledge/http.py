@@ -54,7 +54,7 @@ def get(url: str, limits: Limits = Limits(), session: Optional[requests.Session]
             if declared.isdigit() and int(declared) > limits.max_bytes:
                 raise HttpError("too-large", f"{display_url(url)} is {int(declared):,} bytes; the limit is {limits.max_bytes:,}")
             chunks, total = [], 0
-            for chunk in resp.iter_content(64 * 1024):
+            for chunk in _chunks(resp):
                 total += len(chunk)
                 if total > limits.max_bytes:
                     raise HttpError("too-large", f"{display_url(url)} sent more than {limits.max_bytes:,} bytes")
@@ -65,6 +65,22 @@ def get(url: str, limits: Limits = Limits(), session: Optional[requests.Session]
                             elapsed_s=time.monotonic() - started)
     except requests.exceptions.RequestException as exc:
         raise classify(exc, url, limits) from None
+
+
+def _chunks(resp: requests.Response):
+    """Whatever has arrived, as soon as it arrives (read1), so the deadline also stops a server that trickles."""
+    raw = resp.raw
+    if not hasattr(raw, "read1"):  # urllib3 < 2: fixed-size reads, the deadline is checked per KiB
+        yield from resp.iter_content(1024)
+        return
+    while True:
+        try:
+            chunk = raw.read1(64 * 1024, decode_content=True)
+        except Exception as exc:  # urllib3's own errors: make them requests' so classify() reads them
+            raise requests.exceptions.ConnectionError(exc) from None
+        if not chunk:
+            return
+        yield chunk
 
 
 def classify(exc: requests.exceptions.RequestException, url: str, limits: Limits) -> HttpError:

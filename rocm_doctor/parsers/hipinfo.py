@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 _DEVICE = re.compile(r"^\s*device#\s*(?P<index>\d+)\s*$")
-_FIELD = re.compile(r"^\s*(?P<key>[A-Za-z][\w.]*)\s*:\s*(?P<value>.*?)\s*$")
+_FIELD = re.compile(r"^\s*(?P<key>[A-Za-z][\w.-]*)\s*:\s*(?P<value>.*?)\s*$")
 _HIP_ERROR = re.compile(r'HIP API error\s*=\s*(?P<code>\d+)\s*"(?P<message>[^"]*)"')
 _SIZE = re.compile(r"^(?P<num>[\d.]+)\s*(?P<unit>[KMGT]?B)\b", re.I)
 _GFX = re.compile(r"gfx[0-9a-f]+", re.I)

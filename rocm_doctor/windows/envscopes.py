@@ -70,7 +70,11 @@ def conflicts(user: Optional[dict], machine: Optional[dict]) -> list[dict]:
         if key == "PATH" or not watched(key):
             continue
         u, m = user[key], machine[key]
-        if paths.norm(u["expanded"]) != paths.norm(m["expanded"]) if _pathlike(key) else u["expanded"] != m["expanded"]:
+        if _pathlike(key):
+            differ = paths.norm(u["expanded"]) != paths.norm(m["expanded"])
+        else:
+            differ = u["expanded"] != m["expanded"]
+        if differ:
             out.append({"name": u["name"], "user": u["expanded"], "machine": m["expanded"], "effective": "user"})
     return out
 

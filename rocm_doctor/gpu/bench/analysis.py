@@ -204,9 +204,10 @@ class Analysis:
             v = verdict(fraction, rule["good"], rule["low"]) if self.on_gpu else INFO
             shape = f"{rec['m']}x{rec['n']}x{rec['k']}"
             explanation, remedy = "", []
-            if v == UNKNOWN and self.on_gpu:
-                explanation = ("no catalog peak for this dtype on this card" if self.expectation
-                               else f"no expectation: {self.match}")
+            if v == UNKNOWN and self.expectation:
+                v, explanation = INFO, f"the catalog has no {dtype} peak for this card (no native unit, or not recorded)"
+            elif v == UNKNOWN and self.on_gpu:
+                explanation = f"no expectation: {self.match}"
             if v in (LOW, VERY_LOW):
                 lows.append(dtype)
             self.add(_line("matmul", f"matmul.{dtype}", f"{dtype} mm (best of {len(by_dtype[dtype])} shapes, {shape})",
@@ -302,8 +303,11 @@ class Analysis:
         if not copies:
             return
         link = (records(self.results, "memory", "pcie") or [{}])[0]
-        link_gbs = pcie_gbs(link.get("current_link_speed"), link.get("current_link_width"))
-        max_gbs = pcie_gbs(link.get("max_link_speed"), link.get("max_link_width"))
+        # Judged against the fastest speed both ends support at the trained width: links drop to a low speed when
+        # idle, so the current speed read after the copies can understate what the copies ran at.
+        link_gbs = pcie_gbs(link.get("max_link_speed") or link.get("current_link_speed"),
+                            link.get("current_link_width") or link.get("max_link_width"))
+        max_gbs = pcie_gbs(link.get("current_link_speed"), link.get("current_link_width"))
         rule = THRESHOLDS["host_link"]
         for direction in ("h2d", "d2h"):
             pinned, pageable = copies.get(("pinned", direction)), copies.get(("pageable", direction))
@@ -315,10 +319,10 @@ class Analysis:
                 if v == UNKNOWN:
                     explanation = "PCIe link not known (sysfs not readable); raw figure"
                 elif v in (LOW, VERY_LOW):
-                    if max_gbs and link_gbs and link_gbs < max_gbs:
-                        explanation = (f"the link trained at {link.get('current_link_speed')} x"
+                    if max_gbs and link_gbs and max_gbs < link_gbs:
+                        explanation = (f"the link reads {link.get('current_link_speed')} x"
                                        f"{link.get('current_link_width')} of a possible {link.get('max_link_speed')} x"
-                                       f"{link.get('max_link_width')}")
+                                       f"{link.get('max_link_width')} (a slower slot, a riser, or a power-saving state)")
                         remedy = ["Seat the card in a full-speed slot (CPU-attached x16); check BIOS PCIe settings."]
                     else:
                         explanation = ("pinned copies are below the link rate: the GPU may sit on the other CPU socket "

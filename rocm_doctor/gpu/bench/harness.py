@@ -1,7 +1,7 @@
 """Runs the benchmark child in the target interpreter and gathers its records per section.
 
 One child runs the sections in order. When it ends early (a section overran its budget and the child's watchdog
-ended it, the whole child hung past the parent's timeout, or it crashed), the section it was in is recorded as
+ended it, the whole child hung past its budget plus a grace period and the parent stopped it, or it crashed), the section it was in is recorded as
 `timeout` or `crashed` and a fresh child runs the sections that are left. Progress reaches the caller through a
 file the child appends the same JSON lines to, so the one runner in engine/ stays the only way to run a command.
 """
@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from rocm_doctor.engine import runner
 from rocm_doctor.engine.child import run_child
 from rocm_doctor.gpu.bench.plan import Section
 
@@ -35,11 +38,17 @@ OnRecord = Callable[[dict[str, Any]], None]
 
 
 class _Tail:
-    """Follows the child's progress file from a thread and hands each new record to a callback."""
+    """Follows the child's progress file from a thread: hands each new record to a callback, and stops a child
+    whose section runs past its budget plus a grace period even when the child's own watchdog cannot fire (a
+    call that hangs holding the GIL)."""
 
-    def __init__(self, path: Path, callback: OnRecord, interval: float = 0.2) -> None:
-        self.path, self.callback, self.interval = path, callback, interval
+    def __init__(self, path: Path, callback: Optional[OnRecord], interval: float = 0.2, grace_s: float = 5.0) -> None:
+        self.path, self.callback, self.interval, self.grace_s = path, callback, interval, grace_s
         self.offset = 0
+        self.pid: Optional[int] = None
+        self.section: Optional[str] = None
+        self.deadline: Optional[float] = None
+        self.killed: Optional[str] = None
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -55,6 +64,19 @@ class _Tail:
     def _run(self) -> None:
         while not self.stop.wait(self.interval):
             self._poll()
+            if self.deadline is not None and time.monotonic() > self.deadline and self.pid and not self.killed:
+                self.killed = self.section
+                _kill_group(self.pid)
+
+    def _track(self, record: dict[str, Any]) -> None:
+        kind = record.get("bench")
+        if kind == "start":
+            self.pid = record.get("pid")
+        elif kind == "section_start":
+            self.section = record.get("section")
+            self.deadline = time.monotonic() + float(record.get("timeout_s") or 60) + self.grace_s
+        elif kind in ("section_end", "section_timeout"):
+            self.section, self.deadline = None, None
 
     def _poll(self) -> None:
         try:
@@ -72,10 +94,24 @@ class _Tail:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            self._track(record)
+            if self.callback is None:
+                continue
             try:
                 self.callback(record)
             except Exception:  # a display problem must not stop the measurement
                 pass
+
+
+def _kill_group(pid: int) -> None:
+    """Stop the benchmark child and what it started (the runner starts it in its own process group)."""
+    if sys.platform == "win32":
+        runner.run(["taskkill", "/F", "/T", "/PID", str(pid)], timeout=10)
+        return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def run_bench(
@@ -88,6 +124,7 @@ def run_bench(
     watchdog: bool = True,
     startup_allowance_s: float = STARTUP_ALLOWANCE_S,
     preset: str = "custom",
+    grace_s: float = 5.0,
 ) -> dict[str, Any]:
     """Run `plan` in `python`; return the results object stored as the `bench.results` fact."""
     started = time.monotonic()
@@ -112,26 +149,25 @@ def run_bench(
             progress = Path(tmp) / "progress.jsonl"
             progress.touch()
             payload["progress_file"] = str(progress)
-            if on_record is not None:
-                with _Tail(progress, on_record):
-                    child = run_child(python, CHILD, payload, timeout, env=environment, marker=MARKER)
-            else:
+            with _Tail(progress, on_record, grace_s=grace_s) as tail:
                 child = run_child(python, CHILD, payload, timeout, env=environment, marker=MARKER)
         results["children"].append({
             "argv": child.result.argv, "state": child.state, "detail": child.detail,
             "returncode": child.result.returncode, "duration_s": child.result.duration_s,
             "stderr_tail": child.stderr_tail,
         })
-        remaining = _absorb(results, remaining, child)
+        if tail.killed:
+            results["children"][-1]["stopped_in"] = tail.killed
+        remaining = _absorb(results, remaining, child, tail.killed)
     results["elapsed_s"] = round(time.monotonic() - started, 3)
     results["measured_s"] = round(sum(s.get("seconds") or 0.0 for s in results["sections"].values()), 3)
     return results
 
 
-def _absorb(results: dict[str, Any], remaining: list[Section], child) -> list[Section]:
+def _absorb(results: dict[str, Any], remaining: list[Section], child, killed: Optional[str] = None) -> list[Section]:
     """File one child's records under their sections; return the sections a fresh child should still run."""
     sections = results["sections"]
-    started, ended, timed_out = [], set(), set()
+    started, ended, timed_out = [], set(), {killed} if killed else set()
     for record in child.records:
         kind, name = record.get("bench"), record.get("section")
         if kind in HEADER_KINDS and not name:

@@ -155,7 +155,7 @@ def describe(torch, device_type):
                 devices.append({
                     "index": index,
                     "name": props.name,
-                    "arch": getattr(props, "gcnArchName", None) or "sm_%d%d" % (props.major, props.minor),
+                    "arch": (getattr(props, "gcnArchName", None) if hip else None) or "sm_%d%d" % (props.major, props.minor),
                     "total_memory": props.total_memory,
                 })
             except Exception as exc:
@@ -208,6 +208,17 @@ def relative_error(torch, out, ref):
     return (diff / den if den > 0 else diff), None
 
 
+def device_time(event):
+    for attr in ("device_time_total", "cuda_time_total"):
+        try:
+            value = getattr(event, attr)
+        except Exception:
+            continue
+        if value is not None:
+            return value
+    return 0
+
+
 def kernel_names(prof, gpu):
     kernels, ops = [], []
     try:
@@ -221,7 +232,9 @@ def kernel_names(prof, gpu):
             if name not in kernels:
                 kernels.append(name)
         elif name.startswith("aten::") and any(h in name for h in OP_HINTS) and name not in ops:
-            ops.append(name)
+            # On a GPU keep only ops that ran device work: the float64 CPU reference runs in the same trace.
+            if not gpu or device_time(event) > 0:
+                ops.append(name)
         for kernel in getattr(event, "kernels", None) or []:
             kname = getattr(kernel, "name", "")
             if gpu and kname and kname not in kernels:

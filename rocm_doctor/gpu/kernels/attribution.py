@@ -15,9 +15,10 @@ from typing import Iterable, Optional
 
 # (library, vendor or None for both, pattern). Order matters: attention before CUTLASS, CK before Tensile.
 KERNEL_RULES: list[tuple[str, Optional[str], str]] = [
+    ("runtime copy/memset", None, r"^Memcpy |^Memset "),
     ("flash-attention", None, r"flash_fwd|flash_bwd|pytorch_flash::|flash::|flash_attn"),
     ("efficient-attention", "nvidia", r"fmha_cutlass|fmha|efficient_attention|AttentionKernel|attention_kernel"),
-    ("cuDNN", "nvidia", r"cudnn|_fprop_|_dgrad_|_wgrad_|implicit_convolve|convolve_sgemm|winograd|fft2d_r2c|"
+    ("cuDNN", "nvidia", r"cudnn|_fprop_|_dgrad_|_wgrad_|implicit_convolve|convolve_sgemm|winograd|Winograd|fft2d_r2c|"
                         r"fft2d_c2r|nchwToNhwc|nhwcToNchw|bn_fw_|bn_bw_|batchnorm_fwd|batchnorm_bwd|cudnn_generated"),
     ("CUTLASS", "nvidia", r"cutlass"),
     ("cuBLAS/cuBLASLt", "nvidia", r"xmma_gemm|nvjet|sgemm|hgemm|dgemm|gemmSN|gemmk1|gemv|_gemm_|cublas|"
@@ -29,7 +30,7 @@ KERNEL_RULES: list[tuple[str, Optional[str], str]] = [
     ("MIOpen", "amd", r"miopen|naive_conv|igemm|ConvHip|conv_fwd|conv_bwd|conv_wrw|gridwise_convolution|Im2Col|"
                       r"SubSample|UpSample|Col2Im|winograd|Winograd|BatchNorm|batchnorm|transpose_NCHW|"
                       r"gridwise_generic_reduction|sp3AsmConv|asm_conv|conv1x1|MIOpenConv"),
-    ("hipBLASLt", "amd", r"hipblaslt|_UserArgs|_UA$|MT\d+x\d+x\d+.*_ISA\d+.*_SK|Cijk_.*_GSU.*_SK"),
+    ("hipBLASLt", "amd", r"hipblaslt|hipBLASLt|_UserArgs|_SKFTR\d"),
     ("rocBLAS/Tensile", "amd", r"^Cijk_|^Cij_|Tensile|rocblas"),
     ("rocFFT", "amd", r"fft_fwd|fft_back|fft_inv|rocfft|fft_rtc|transpose_kernel|stockham|_sbcc|_sbrr|_sbcr|bluestein"),
     ("PyTorch native", None, r"at::native::|elementwise_kernel|reduce_kernel|vectorized_|unrolled_elementwise|"
@@ -51,6 +52,8 @@ OP_RULES: list[tuple[str, str]] = [
     (r"_slow_conv|thnn_conv", "native slow conv (fallback)"),
     (r"_fft_", "FFT"),
 ]
+
+HELPERS = ("PyTorch native", "runtime copy/memset")  # listed after the math libraries
 
 _COMPILED = [(lib, vendor, re.compile(pattern)) for lib, vendor, pattern in KERNEL_RULES]
 _COMPILED_OPS = [(re.compile(pattern), label) for pattern, label in OP_RULES]
@@ -90,7 +93,7 @@ def attribute(kernels: Iterable[str], ops: Iterable[str] = (), vendor: Optional[
         if label and label not in backends:
             backends.append(label)
     # Name the interesting library first: the math library, not the PyTorch native helpers around it.
-    ordered = sorted(libraries, key=lambda lib: (lib == "PyTorch native", -libraries[lib], lib))
+    ordered = sorted(libraries, key=lambda lib: (lib in HELPERS, -libraries[lib], lib))
     return {
         "libraries": ordered,
         "backends": backends,
@@ -105,6 +108,6 @@ def short_label(attribution: Optional[dict]) -> str:
         return ""
     parts = list(attribution.get("backends") or [])
     for lib in attribution.get("libraries") or []:
-        if lib not in parts:
+        if lib not in parts and lib != "runtime copy/memset":
             parts.append(lib)
     return " + ".join(parts[:3])

@@ -74,10 +74,16 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
         begun: list[str] = []
         ran: list[str] = []
         child_fatal = None
+        done_event: dict = {}
+        child_import_s = None
         for event in events:
             kind = event.get(MARKER)
-            if kind == "hello" and hello is None:
-                hello = {k: v for k, v in event.items() if k != MARKER}
+            if kind == "hello":
+                child_import_s = event.get("import_s")
+                if hello is None:
+                    hello = {k: v for k, v in event.items() if k != MARKER}
+            elif kind == "done":
+                done_event = event
             elif kind == "plan" and plan is None:
                 plan = event.get("cases") or []
             elif kind == "begin":
@@ -99,6 +105,8 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
             "duration_s": run.result.duration_s,
             "cases_run": len(ran),
             "in_progress": in_progress,
+            "import_s": child_import_s,
+            "after_import_s": done_event.get("suite_s"),
         })
         if child_fatal is not None:
             fatal = child_fatal
@@ -146,7 +154,8 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
         "by_category": by_category(ordered),
         "children": children,
         "seconds": round(time.monotonic() - started, 3),
-        "suite_seconds": round(sum(c["duration_s"] for c in children), 3),
+        "children_seconds": round(sum(c["duration_s"] for c in children), 3),
+        "cases_seconds": round(sum(r.get("seconds") or 0 for r in ordered), 3),
     }
 
 

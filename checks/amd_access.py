@@ -1,0 +1,137 @@
+"""Linux/WSL access to the GPU: /dev/kfd and /dev/dri/renderD* open read-write for this user (rocm-device-access),
+and the amdgpu kernel driver with its KFD loaded and matching the kernel (rocm-kernel-driver)."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.fix import steps as S
+
+from rocm_doctor.checks.amd_common import gpus
+
+NOGROUP = 65534
+
+
+def amd_present(facts) -> bool:
+    status = (facts.get("rocminfo.status") or {}).get("state")
+    return bool(gpus(facts)) or any(g.get("vendor") == "amd" for g in facts.get("gpu.pci") or []) or status in (
+        "kfd-permission-denied", "kfd-no-memory", "rock-not-loaded", "kfd-open-failed")
+
+
+class RocmDeviceAccess(Check):
+    id = "rocm-device-access"
+    title = "This user can open /dev/kfd and the GPU render nodes"
+    area = "amd"
+    severity = Severity.CRITICAL
+    platforms = (Platform.LINUX,)  # WSL goes through /dev/dxg: wsl-rocm-support
+
+    def run(self, facts):
+        access = facts.get("linux.device_access") or {}
+        status = facts.get("rocminfo.status") or {}
+        if not amd_present(facts):
+            return self.skip("no AMD GPU found")
+        kfd = access.get("/dev/kfd") or {}
+        denied = [info for path, info in sorted(access.items())
+                  if (path == "/dev/kfd" or path.startswith("/dev/dri/renderD")) and info.get("exists")
+                  and info.get("read_write") is False]
+        if status.get("state") == "kfd-permission-denied" and not denied:
+            denied = [dict(kfd, path="/dev/kfd", errno="EACCES")]
+        evidence = [self._describe(i) for i in denied] + list(status.get("evidence") or [])[1:4]
+        if denied:
+            return self._denied(facts, denied, evidence)
+        if access and not kfd.get("exists") and (facts.get("linux.amdgpu_module") or {}).get("loaded"):
+            return self.fail(
+                "/dev/kfd does not exist although amdgpu is loaded: in a container the devices were not passed in.",
+                evidence=[self._describe(dict(kfd, path="/dev/kfd"))],
+                remediation=["Docker/Podman: add --device=/dev/kfd --device=/dev/dri --group-add video "
+                             "--group-add render (by numeric GID if the name is unknown in the image)."])
+        if not access:
+            return self.skip("device nodes were not checked (linux.device_access not collected)")
+        if not kfd.get("exists"):
+            return self.skip("no /dev/kfd (see rocm-kernel-driver)")
+        return self.ok("/dev/kfd and the render nodes open read-write for this user")
+
+    @staticmethod
+    def _describe(info):
+        owner = f"{info.get('mode', '?')} group {info.get('group') or info.get('gid', '?')}"
+        return (f"{info['path']}: " + ("missing" if not info.get("exists", True) else
+                f"{owner}, open O_RDWR: {'ok' if info.get('read_write') else info.get('errno') or 'failed'}"))
+
+    def _denied(self, facts, denied, evidence):
+        groups = facts.get("linux.groups") or {}
+        paths = ", ".join(i["path"] for i in denied)
+        owner_groups = {i.get("group") for i in denied}
+        if "nogroup" in owner_groups or NOGROUP in {i.get("gid") for i in denied} or any(
+                "nogroup" in line for line in evidence):
+            return self.fail(
+                f"{paths}: owned by nobody:nogroup here — a rootless container (user namespace) maps the host's "
+                "render group away, so no group inside can open it, not even root.", evidence=evidence,
+                remediation=["Run the container rootful (`sudo podman run ...` / docker) and pass the host's render "
+                             "group by number: --device=/dev/kfd --device=/dev/dri --group-add <GID of render on the "
+                             "host, from `getent group render`> (`--group-add render` by name did not work).",
+                             "With rootless podman: --group-add keep-groups (crun) keeps your host groups."])
+        held = [name for name in ("render", "video") if (groups.get(name) or {}).get("in_process")]
+        listed = [name for name in ("render", "video") if (groups.get(name) or {}).get("listed")]
+        if listed and not held:
+            return self.fail(
+                f"{paths}: permission denied. You were added to {'/'.join(listed)}, but this session started "
+                "before that: group changes apply to new logins only.", evidence=evidence,
+                remediation=["Log out and back in (or reboot); `newgrp render` works for one shell.",
+                             "Check with `id`: render (and video) must be listed."])
+        if held:
+            return self.fail(
+                f"{paths}: permission denied although this session holds {'/'.join(held)}: the device nodes' group "
+                "or mode is not the usual one (a udev rule, or a container that maps groups).",
+                evidence=evidence, remediation=["`ls -l /dev/kfd /dev/dri/renderD*` should show group render, "
+                                                "mode crw-rw----; a udev rule (/etc/udev/rules.d/) may change it."])
+        finding = self.fail(f"{paths}: permission denied: this user is not in the render/video groups that own the "
+                            "GPU device nodes.", evidence=evidence,
+                            remediation=["sudo usermod -aG render,video $USER, then log out and back in."])
+        return self.with_fix(finding, S.add_to_group(("render", "video")))
+
+
+class RocmKernelDriver(Check):
+    id = "rocm-kernel-driver"
+    title = "The amdgpu kernel driver and its KFD are loaded for this kernel"
+    area = "amd"
+    severity = Severity.CRITICAL
+    platforms = (Platform.LINUX,)
+
+    def run(self, facts):
+        if not amd_present(facts):
+            return self.skip("no AMD GPU found")
+        status = facts.get("rocminfo.status") or {}
+        module = facts.get("linux.amdgpu_module") or {}
+        cmdline = facts.get("linux.kernel_cmdline") or {}
+        evidence = list(status.get("evidence") or [])[:5]
+        if module:
+            evidence.append(f"/sys/module/amdgpu: {'present' if module.get('loaded') else 'absent'}"
+                            + (f", DKMS version {module['version']}" if module.get("version") else ""))
+        if status.get("state") == "kfd-no-memory":
+            return self.fail(
+                "/dev/kfd exists but opening it fails with 'Cannot allocate memory': the loaded kernel driver's "
+                "KFD does not support this GPU — the amdgpu DKMS module was not built for the running kernel (the "
+                "inbox driver loaded instead), or the kernel is too old for this ROCm.", evidence=evidence,
+                remediation=["`dkms status` and `uname -r`: the amdgpu module must be installed for the running "
+                             "kernel; rebuild it: sudo dkms remove amdgpu/<version> --all && sudo dkms install "
+                             "amdgpu/<version>, then reboot.",
+                             "If it is built for this kernel, the kernel is too old for the driver: install a newer "
+                             "one (Ubuntu 20.04: linux-generic-hwe-20.04), reboot, reinstall ROCm.",
+                             "`sudo dmesg | grep -i kfd` shows e.g. 'DID 7340 is missing in supported_devices'."])
+        runtime_ok = status.get("state") == "ok" or status.get("rock_loaded")
+        not_loaded = status.get("state") == "rock-not-loaded" or (module.get("loaded") is False and not runtime_ok)
+        if not_loaded:
+            blocked = [t for t in (cmdline.get("raw") or "").split() if t in ("nomodeset", "amdgpu.modeset=0")
+                       or "blacklist=amdgpu" in t]
+            return self.fail(
+                "the amdgpu kernel driver is not loaded (rocminfo: 'ROCk module is NOT loaded'): no /dev/kfd, so no "
+                "ROCm program sees the GPU." + (f" The kernel command line disables it: {' '.join(blocked)}." if blocked
+                                                 else ""),
+                evidence=evidence + ([f"/proc/cmdline: {cmdline.get('raw')}"] if blocked else []),
+                remediation=(["Remove " + " ".join(blocked) + " from the kernel command line (GRUB), then reboot."]
+                             if blocked else []) + [
+                    "sudo modprobe amdgpu; `sudo dmesg | grep -i amdgpu` says why it fails.",
+                    "Install the driver for your kernel: sudo amdgpu-install --usecase=rocm (amdgpu-dkms), reboot."])
+        if module.get("loaded") or runtime_ok:
+            return self.ok("amdgpu is loaded" + (f" (DKMS {module['version']})" if module.get("version") else
+                                                 " (the kernel's own driver)"), evidence=evidence)
+        return self.skip("neither rocminfo nor /sys/module/amdgpu was read")

@@ -1,0 +1,97 @@
+"""The HIP runtime torch runs on: the system HIP release against torch.version.hip, which libamdhip64 torch
+loaded (its own, /opt/rocm's, or two), HIP_PLATFORM, and hipconfig's HCC fallback of a half-installed stack."""
+
+from __future__ import annotations
+
+import posixpath
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.knowledge import versions
+
+from rocm_doctor.checks.amd_common import gpus, set_lines, unset_lines
+
+HIP_LIB = "libamdhip64.so"
+
+
+def loaded_runtimes(facts) -> list[str]:
+    return list(dict.fromkeys(p for p in facts.get("torch.libraries") or []
+                              if posixpath.basename(p).startswith(HIP_LIB)))
+
+
+def release(text) -> str | None:
+    parsed = versions.parse(text)
+    return f"{parsed[0]}.{parsed[1]}" if parsed else None
+
+
+class HipRuntimeMismatch(Check):
+    id = "hip-runtime-mismatch"
+    title = "torch runs on the HIP runtime it was built for"
+    area = "amd"
+    severity = Severity.HIGH
+    platforms = (Platform.LINUX, Platform.WSL)
+
+    def run(self, facts):
+        amd = bool(gpus(facts)) or any(g.get("vendor") == "amd" for g in facts.get("gpu.pci") or [])
+        findings = [f for f in (self._platform(facts, amd), self._hcc(facts)) if f]
+        torch_hip, system = facts.get("torch.hip"), (facts.get("hip.version") or {}).get("text")
+        runtimes = loaded_runtimes(facts)
+        if torch_hip and (system or runtimes):
+            findings.append(self._versions(facts, torch_hip, system, runtimes))
+        if findings:
+            return findings
+        if not (torch_hip or system):
+            return self.skip("neither a system HIP nor a ROCm torch was found")
+        return self.ok(f"HIP {system or torch_hip}" + (" (system)" if system else " (torch's)"))
+
+    def _platform(self, facts, amd):
+        value = facts.env.get("HIP_PLATFORM")
+        config = (facts.get("hip.config") or {}).get("platform")
+        if not amd or (value in (None, "", "amd") and config in (None, "amd", "hcc")):
+            return None
+        return self.fail(
+            f"HIP is set up for NVIDIA on a machine with an AMD GPU (HIP_PLATFORM={value or 'unset'}, hipconfig "
+            f"platform {config or 'unknown'}): hipcc builds CUDA code and HIP programs find no AMD device.",
+            subject="platform", evidence=[f"HIP_PLATFORM={value}", f"hipconfig --full: HIP_PLATFORM {config}"],
+            remediation=unset_lines(facts, "HIP_PLATFORM", facts.get("shell.rc_lines")) if value not in (None, "", "amd")
+            else set_lines(facts, "HIP_PLATFORM", "amd"))
+
+    def _hcc(self, facts):
+        config = facts.get("hip.config") or {}
+        if "hcc" not in (config.get("platform"), (config.get("compiler") or "").lower()):
+            return None
+        return self.fail(
+            "hipconfig falls back to the removed HCC toolchain (HIP_COMPILER hcc): the HIP install is incomplete "
+            "(e.g. only hip-base, without the clang compiler and the ROCclr runtime).",
+            subject="hcc", evidence=[f"HIP_PLATFORM {config.get('platform')}, HIP_COMPILER {config.get('compiler')}, "
+                                     f"HIP_RUNTIME {config.get('runtime')}", *(config.get("problems") or [])[:4]],
+            remediation=["Install the full HIP runtime and compiler: `sudo amdgpu-install --usecase=rocm` or the "
+                         "packages rocm-hip-runtime and rocm-hip-sdk (hip-base alone is not a HIP install)."])
+
+    def _versions(self, facts, torch_hip, system, runtimes):
+        torch_dir = posixpath.dirname(facts.get("torch.file") or "")
+        foreign = [p for p in runtimes if not (torch_dir and p.startswith(torch_dir + "/"))]
+        evidence = [f"torch.version.hip = {torch_hip}", f"system HIP (hipconfig) = {system or 'not found'}",
+                    *(f"loaded: {p}" for p in runtimes)]
+        if facts.env.get("LD_LIBRARY_PATH"):
+            evidence.append(f"LD_LIBRARY_PATH={facts.env['LD_LIBRARY_PATH']}")
+        if len(runtimes) > 1:
+            return self.fail(f"torch's process loaded {len(runtimes)} HIP runtimes at once ({', '.join(runtimes)}): "
+                             "two copies of HIP state crash or corrupt memory (free(): invalid pointer).",
+                             subject="runtime", evidence=evidence, remediation=self._ld_advice(facts))
+        mismatch = system and release(system) != release(torch_hip)
+        if foreign and mismatch:
+            return self.fail(f"torch (built for HIP {release(torch_hip)}) runs on the system's HIP {release(system)} "
+                             f"({foreign[0]}), not its own: expect missing symbols, crashes or wrong results.",
+                             subject="runtime", evidence=evidence, remediation=self._ld_advice(facts))
+        if mismatch:
+            return self.info(f"the system has HIP {release(system)}, torch brings its own HIP {release(torch_hip)}: "
+                             "fine for torch itself; HIP/C++ extensions built with this hipcc against this torch may "
+                             "not load.", subject="runtime", evidence=evidence)
+        return self.ok(f"torch's HIP {release(torch_hip)} matches the runtime it uses", subject="runtime",
+                       evidence=evidence)
+
+    @staticmethod
+    def _ld_advice(facts):
+        return ["Let torch use the libamdhip64 it ships: remove ROCm's lib folder from LD_LIBRARY_PATH for this "
+                "environment (or install the torch wheel built for your ROCm release).",
+                "Check with: python -c \"import torch; torch.zeros(1).cuda()\" and `grep amdhip64 /proc/<pid>/maps`."]

@@ -1,0 +1,75 @@
+"""Linux/WSL: the HIP device 0 that torch uses by default is an integrated GPU while a discrete one exists."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.fix import steps as S
+from rocm_doctor.knowledge import overrides
+
+from rocm_doctor.checks.amd_common import OVERRIDE, gpus, integrated, label, override_for, real_gfx, set_lines
+
+
+def visible_order(found: list[dict], env: dict) -> list[dict]:
+    """The GPUs in HIP's order after ROCR_VISIBLE_DEVICES (indices or UUIDs) and then HIP/CUDA_VISIBLE_DEVICES
+    (indices into what ROCr left). An entry it cannot read stops the list, as the runtimes do."""
+    order = list(found)
+    for variable in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+        value = env.get(variable)
+        if value is None:
+            continue
+        picked = []
+        for entry in (e.strip() for e in value.split(",")):
+            if entry.isdigit() and int(entry) < len(order):
+                picked.append(order[int(entry)])
+            elif variable == "ROCR_VISIBLE_DEVICES" and any(g.get("uuid") == entry for g in order):
+                picked.append(next(g for g in order if g.get("uuid") == entry))
+            else:
+                break
+        order = picked
+    return order
+
+
+class IgpuEnumeratedFirst(Check):
+    id = "igpu-enumerated-first"
+    title = "The discrete GPU is HIP device 0"
+    area = "amd"
+    severity = Severity.MEDIUM
+    platforms = (Platform.LINUX, Platform.WSL)
+    requires = ("gpu.inventory",)
+
+    def run(self, facts):
+        found, env = gpus(facts), facts.env
+        if len(found) < 2:
+            return self.skip("fewer than two AMD GPUs")
+        discrete = [g for g in found if not integrated(g)]
+        order = visible_order(found, env)
+        if not discrete or not order:
+            return self.skip("no discrete AMD GPU" if not discrete else "the visibility variables hide every GPU "
+                             "(see gpu-visibility-env)")
+        first = order[0]
+        evidence = [f"{label(g)}: {real_gfx(g, env)}{' (integrated)' if integrated(g) else ''}" for g in found]
+        evidence += [f"{v}={env[v]}" for v in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+                     if v in env]
+        if not integrated(first):
+            return self.ok(f"HIP device 0 is the discrete {first.get('name') or 'GPU'} ({real_gfx(first, env)})",
+                           evidence=evidence)
+        wanted = ",".join(str(found.index(g)) for g in discrete)
+        uuids = [g["uuid"] for g in discrete if g.get("uuid")]
+        message = (f"HIP device 0 is the integrated {first.get('name') or 'GPU'} ({real_gfx(first, env)}); the "
+                   f"discrete {discrete[0].get('name') or 'GPU'} is device {found.index(discrete[0])}. torch's default "
+                   "'cuda' device is device 0, so work lands on the iGPU (slow, shared memory) or fails when torch "
+                   "has no code for its gfx.")
+        override = override_for(env, first)
+        if override and override[0] == OVERRIDE and not overrides.matches_family(override[1], real_gfx(first, env)):
+            message += (f" {OVERRIDE}={override[1]} also applies to the iGPU, whose {real_gfx(first, env)} is not of "
+                        "that family: hide the iGPU, or give the override per device (see hsa-override-gfx-version).")
+        remediation = set_lines(facts, "HIP_VISIBLE_DEVICES", wanted)
+        remediation.append(
+            "Or hide the iGPU from every ROCm program (rocminfo included): "
+            + (f"ROCR_VISIBLE_DEVICES={','.join(uuids)} (UUIDs from rocminfo stay right when the order changes)"
+               if uuids else f"ROCR_VISIBLE_DEVICES={wanted}"))
+        remediation += [f"Or pick the device in code: torch.device('cuda:{found.index(discrete[0])}')",
+                        "Or disable the iGPU in the BIOS if no display is connected to it."]
+        finding = self.warn(message, evidence=evidence, remediation=remediation,
+                            data={"igpu": real_gfx(first, env), "hip_visible_devices": wanted})
+        return self.with_fix(finding, S.set_env("HIP_VISIBLE_DEVICES", wanted, note="make the discrete GPU device 0"))

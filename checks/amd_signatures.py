@@ -1,0 +1,55 @@
+"""Known error messages in what torch printed and in a log the user passed (`check --log FILE`), matched to their
+cause and to the check that diagnoses it."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.knowledge import signatures
+
+WSL_CHECKS = {"rocm-device-access": "wsl-rocm-support", "rocm-kernel-driver": "wsl-rocm-support"}
+
+
+def texts(facts) -> list[tuple[str, str]]:
+    """(where, text) of every message source."""
+    out = []
+    probe = facts.get("torch.probe") or {}
+    if probe.get("stderr_tail"):
+        out.append(("torch probe stderr", probe["stderr_tail"]))
+    for key, where in (("torch.import_error", "import torch"), ("torch.available_error", "torch.cuda.is_available()")):
+        if facts.get(key):
+            out.append((where, facts[key]))
+    if facts.get("torch.warnings"):
+        out.append(("torch warnings", "\n".join(facts["torch.warnings"])))
+    log = facts.get("user.log") or {}
+    if log.get("text"):
+        out.append((f"log {log.get('path')}", log["text"]))
+    return out
+
+
+class KnownErrorSignatures(Check):
+    id = "known-error-signatures"
+    title = "No known GPU error message in torch's output or the given log"
+    area = "amd"
+    severity = Severity.MEDIUM
+
+    def run(self, facts):
+        sources = texts(facts)
+        if not sources:
+            return self.skip("no torch output or log to read")
+        findings, seen = [], set()
+        for where, text in sources:
+            for match in signatures.match(text):
+                if match.id in seen:
+                    continue
+                seen.add(match.id)
+                check = WSL_CHECKS.get(match.check, match.check) if facts.os == "wsl" else match.check
+                row = signatures.signature(match.id) or {}
+                message = f"{where}: '{match.line[:240]}' — {match.meaning}"
+                remediation = [f"See the {check} finding (`rocm-doctor explain {check}`)."]
+                if row.get("harmless"):
+                    findings.append(self.info(message + " (harmless).", subject=match.id, severity=Severity.LOW,
+                                              evidence=[match.line], data={"check": check}))
+                else:
+                    findings.append(self.warn(f"{message}; look at {check}.", subject=match.id, evidence=[match.line],
+                                              remediation=remediation, data={"check": check, "signature": match.id}))
+        return findings or self.ok(f"no known error message in {', '.join(w for w, _ in sources)}")

@@ -1,0 +1,74 @@
+"""Each AMD GPU's gfx against AMD's support matrix for this OS and the installed ROCm / HIP release."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.knowledge import support
+
+from rocm_doctor.checks.amd_common import gpus, integrated, label, real_gfx, rocm_version
+
+
+def paths_text(gfx: str, platform: str) -> list[str]:
+    return [f"Closest working path: {p['text']} [{p['source']}]" for p in support.closest_working_path(gfx, platform)]
+
+
+class GfxSupportMatrix(Check):
+    id = "gfx-support-matrix"
+    title = "The GPU is on AMD's support list for the installed ROCm"
+    area = "amd"
+    severity = Severity.MEDIUM
+    platforms = (Platform.LINUX, Platform.WINDOWS)  # WSL has its own list: wsl-rocm-support
+    requires = ("gpu.inventory",)
+
+    def run(self, facts):
+        found = gpus(facts)
+        if not found:
+            return self.skip("no AMD GPU found")
+        version, where = rocm_version(facts)
+        only_igpus = all(integrated(g) for g in found)
+        findings = []
+        for gpu in found:
+            gfx = real_gfx(gpu, facts.env)
+            if not gfx:
+                findings.append(self.skip(f"{label(gpu)}: gfx unknown", subject=str(gpu.get("index"))))
+                continue
+            findings.append(self._one(facts, gpu, gfx, version, where, minor=integrated(gpu) and not only_igpus))
+        return findings
+
+    def _one(self, facts, gpu, gfx, version, where, minor):
+        subject = str(gpu.get("index"))
+        os_name = "Windows HIP SDK" if facts.os == "windows" else "Linux ROCm"
+        evidence = [f"{label(gpu)}: {gfx}", f"installed release: {version} (from {where})" if version
+                    else "installed release: unknown (no hipconfig, no .info/version, torch has no HIP)"]
+        if version is None:
+            return self.info(f"{label(gpu)} is {gfx}; the installed ROCm/HIP release is unknown, so support cannot be "
+                             "judged", subject=subject, evidence=evidence, remediation=paths_text(gfx, facts.os))
+        if facts.os == "windows":
+            result = support.windows(gfx, version)
+            status = ("supported" if result.sdk == "supported" else "runtime-only") if result.runtime == "supported" \
+                else result.runtime
+        else:
+            result = support.linux(gfx, version)
+            status = result.status
+        evidence.append(f"{os_name} {result.release or version}: {status}" + (f" ({result.note})" if result.note else "")
+                        + (f" [{result.source}]" if result.source else ""))
+        data = {"gfx": gfx, "release": result.release, "status": status}
+        if status == "supported":
+            return self.ok(f"{label(gpu)} ({gfx}) is supported by {os_name} {result.release}", subject=subject,
+                           evidence=evidence, data=data)
+        if status == "unknown":
+            return self.info(f"{label(gpu)} ({gfx}): {os_name} {version} is not in rocm-doctor's tables", subject=subject,
+                             evidence=evidence, data=data)
+        meaning = {
+            "deprecated": "still works but is on its way out: a later release may drop it",
+            "runtime-only": "the HIP runtime runs it, but the HIP SDK's math libraries (rocBLAS, hipBLAS...) have no "
+                            "kernels for it; torch wheels that bundle their own libraries are the way",
+            "unsupported": "AMD does not build or test this release for it: libraries may lack its kernels",
+        }[status]
+        message = f"{label(gpu)} ({gfx}) is {status} on {os_name} {result.release or version}: {meaning}."
+        remediation = paths_text(gfx, facts.os)
+        if minor:
+            return self.info(message + " It is an integrated GPU next to a discrete one; see igpu-enumerated-first.",
+                             subject=subject, evidence=evidence, remediation=remediation, data=data)
+        return self.warn(message, subject=subject, evidence=evidence, remediation=remediation, data=data,
+                         severity=Severity.LOW if status == "deprecated" else None)

@@ -1,0 +1,94 @@
+"""ROCm inside WSL2: /dev/dxg, the WSL ROCm runtime, a release that has a WSL build, and a GPU on the WSL list."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.knowledge import support, versions
+from rocm_doctor.knowledge.store import load
+
+from rocm_doctor.checks.amd_common import gpus, label, real_gfx, rocm_version
+
+INSTALL = "amdgpu-install -y --usecase=wsl,rocm --no-dkms"
+
+
+def wsl_releases() -> list[str]:
+    return [r["rocm"] for r in load("support_windows.json")["wsl"]["releases"] if r["wsl_build"]]
+
+
+def wsl_gpus() -> list[str]:
+    table = load("support_windows.json")["wsl"]["gfx"]
+    return sorted(g for g, row in table.items() if row["status"] == "supported")
+
+
+class WslRocmSupport(Check):
+    id = "wsl-rocm-support"
+    title = "ROCm can reach the GPU from WSL2"
+    area = "amd"
+    severity = Severity.CRITICAL
+    platforms = (Platform.WSL,)
+    docs = ("https://github.com/ROCm/ROCm/issues/5106", "https://github.com/ROCm/ROCm/issues/4435")
+
+    def run(self, facts):
+        dxg = (facts.get("linux.device_access") or {}).get("/dev/dxg") or {}
+        status = facts.get("rocminfo.status") or {}
+        state = status.get("state")
+        version, where = rocm_version(facts)
+        evidence = list(status.get("evidence") or [])[:4] + ([f"ROCm {version} (from {where})"] if version else [])
+        if dxg and not dxg.get("exists"):
+            return self.fail("/dev/dxg is missing: this is WSL 1 or a WSL kernel without GPU paravirtualisation, so no "
+                             "GPU reaches Linux.", evidence=evidence + ["/dev/dxg: missing"],
+                             remediation=["In Windows: `wsl --update`, then `wsl --set-version <distro> 2`; install "
+                                          "the current AMD Adrenalin driver."])
+        if state in (None, "not-installed"):
+            return self.fail("the ROCm WSL runtime is not installed (no rocminfo).", evidence=evidence,
+                             remediation=[f"sudo {INSTALL} (from the amdgpu-install package of a release with a WSL "
+                                          f"build: {', '.join(wsl_releases())})"]) if state else self.skip(
+                "rocminfo was not run")
+        if state == "rock-not-loaded":
+            return self.fail(
+                "rocminfo looks for the Linux kernel driver ('ROCk module is NOT loaded'): the WSL runtime is not the "
+                "one in use — ROCm without its WSL build (or from before WSL support), or the distro's "
+                "libhsa-runtime64 shadowing ROCm's.", evidence=evidence,
+                remediation=[f"Install ROCm's WSL usecase: sudo {INSTALL}",
+                             "Ubuntu 24.04: remove the distro's libhsa-runtime64-1 if installed (it shadows ROCm's).",
+                             "WSL ROCm needs Windows 11 (or a current WSL) and the matching Adrenalin driver."])
+        if state == "unsupported-gpu":
+            return self.fail(
+                "ROCm on WSL rejects this GPU ('ROCR: unsupported GPU'): it is not on AMD's WSL support list "
+                f"({', '.join(wsl_gpus())}). There is no fix inside WSL for it.", evidence=evidence,
+                remediation=["Use native Linux (dual boot) with ROCm, or torch on Windows itself (AMD TheRock "
+                             "win_amd64 wheels, https://repo.amd.com/rocm/whl-multi-arch/)."])
+        if state in ("out-of-resources", "hsa-error", "unrecognized"):
+            return self._no_agent(facts, version, evidence)
+        if state == "ok":
+            return self._listed(facts, version, evidence)
+        return self.skip(f"rocminfo state {state}: see external-tool-misbehaved")
+
+    def _no_agent(self, facts, version, evidence):
+        causes, remediation = [], []
+        row = support.wsl("gfx1100", version) if version else None  # any listed gfx: asks only about the release
+        if row is not None and row.note == "this ROCm release has no WSL build":
+            plain = ".".join(str(part) for part in versions.parse(version) if part is not None)
+            causes.append(f"ROCm {plain} has no WSL build")
+            later = [r for r in wsl_releases() if r.startswith(plain + ".")] or wsl_releases()[-1:]
+            remediation.append(f"Install a release with a WSL build ({', '.join(later)}, or go back to the previous "
+                               f"one) with its matching Adrenalin driver: sudo {INSTALL}")
+        causes += ["the GPU is not on the WSL list (" + ", ".join(wsl_gpus()) + ")",
+                   "the Adrenalin driver does not match the ROCm WSL release"]
+        remediation += ["Check the card against AMD's WSL compatibility matrix (radeon-ryzen docs).",
+                        "Update Adrenalin to the version named for this ROCm release; on Windows 10 the 7.x "
+                        "ROCDXG stack was reported not to work (ROCm#6323)."]
+        return self.fail("rocminfo finds only a CPU agent (HSA_STATUS_ERROR_OUT_OF_RESOURCES): the WSL runtime sees "
+                         "no usable GPU. Likely: " + "; or ".join(causes) + ".", evidence=evidence,
+                         remediation=remediation, data={"version": version})
+
+    def _listed(self, facts, version, evidence):
+        findings = []
+        for gpu in gpus(facts):
+            gfx = real_gfx(gpu, facts.env)
+            row = support.wsl(gfx, version) if gfx and version else None
+            text = f"{label(gpu)} ({gfx})" + (f": WSL support {row.status}" + (f" ({row.note})" if row.note else "")
+                                              if row else "")
+            finding = self.warn if row and row.status == "unsupported" else self.ok
+            findings.append(finding(f"ROCm on WSL sees {text}", subject=str(gpu.get("index")), evidence=evidence))
+        return findings or self.ok("rocminfo ran; no GPU agent to judge", evidence=evidence)

@@ -1,0 +1,41 @@
+"""`rocm-doctor fleet diff REPORT.json ...`: compare node reports offline (what differs; the odd node)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
+
+
+@click.group("fleet")
+def command():
+    """Fleet reports over many nodes (launch with `torchrun ... -m rocm_doctor.distributed`; see docs/distributed.md)."""
+
+
+@command.command("diff")
+@click.argument("reports", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the fleet report as JSON instead of the table.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Also write the fleet report (JSON).")
+def diff_command(reports, as_json, output):
+    """Compare node reports (from the fleet worker), fleet reports, or `rocm-doctor check --json` reports."""
+    from rocm_doctor.distributed.fleet import diff, render_table
+
+    loaded = []
+    for path in reports:
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DoctorUsageError(f"{path}: not a JSON report ({exc})") from None
+        if isinstance(value, dict) and "findings" in value and "kind" not in value:
+            value = dict(value, _name=path.stem)
+        loaded.append(value)
+    fleet = diff(loaded)
+    if not fleet["nodes"]:
+        raise DoctorUsageError("none of the files is a node, fleet or check report")
+    if output:
+        output.write_text(json.dumps(fleet, indent=1, default=str), encoding="utf-8")
+    click.echo(json.dumps(fleet, indent=1, default=str) if as_json else render_table(fleet))
+    raise SystemExit(EXIT_PROBLEMS if fleet["differences"] or fleet["finding_differences"] else EXIT_OK)

@@ -1,0 +1,89 @@
+"""NCCL / RCCL environment: which variables matter to multi-GPU work, and which ones turn a transport off (pure).
+
+Meanings from the NCCL user guide, "Environment Variables" (docs.nvidia.com/deeplearning/nccl/user-guide/docs/
+env.html); RCCL reads the same NCCL_* variables (ROCm/rccl docs, "RCCL environment variables").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+RELEVANT_PREFIXES = ("NCCL_", "RCCL_", "TORCH_NCCL_", "TORCH_DISTRIBUTED_", "TORCH_SYMM_MEM_", "HSA_", "HIP_",
+                     "ROCR_", "GPU_MAX_HW_QUEUES", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF",
+                     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_MAX_CONNECTIONS", "GLOO_", "UCX_", "FI_", "OMP_NUM_THREADS",
+                     "LD_LIBRARY_PATH", "LD_PRELOAD")
+# set per process by launchers: they differ between nodes by design
+PER_PROCESS = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK", "NODE_RANK",
+               "MASTER_ADDR", "MASTER_PORT"}
+
+
+def relevant_env(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in sorted(env.items()) if k.startswith(RELEVANT_PREFIXES) and k not in PER_PROCESS}
+
+
+def _off(value: str) -> bool:
+    return value.strip().lower() in ("0", "false", "no", "off", "disable", "disabled")
+
+
+def _on(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on", "enable", "enabled")
+
+
+def transport_settings(env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Each variable that disables or forces a NCCL/RCCL transport, algorithm or protocol.
+
+    Every entry: name, value, level ("warn": slows or breaks multi-GPU work where it applies; "info": deliberate
+    or only matters across nodes), scope ("intra-node" / "inter-node" / "all"), effect (one sentence).
+    """
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, level: str, scope: str, effect: str) -> None:
+        out.append({"name": name, "value": env.get(name), "level": level, "scope": scope, "effect": effect})
+
+    value = env.get("NCCL_P2P_DISABLE")
+    if value is not None and _on(value):
+        add("NCCL_P2P_DISABLE", "warn", "intra-node",
+            "disables the peer-to-peer transport (direct GPU-to-GPU over NVLink/xGMI or PCIe): traffic between GPUs "
+            "of one node goes through host memory (SHM) instead")
+    value = env.get("NCCL_P2P_LEVEL")
+    if value is not None and value.strip().upper() in ("LOC", "0"):
+        add("NCCL_P2P_LEVEL", "warn", "intra-node", "LOC / 0 means never use P2P: the same as NCCL_P2P_DISABLE=1")
+    value = env.get("NCCL_SHM_DISABLE")
+    if value is not None and _on(value):
+        add("NCCL_SHM_DISABLE", "warn" if _on(env.get("NCCL_P2P_DISABLE", "0")) else "info", "intra-node",
+            "disables the shared-memory transport, used between GPUs that cannot do P2P; without it such GPUs "
+            "talk over the network transport (IB or sockets)")
+    value = env.get("NCCL_IB_DISABLE")
+    if value is not None and _on(value):
+        add("NCCL_IB_DISABLE", "info", "inter-node",
+            "disables the InfiniBand/RoCE transport: across nodes NCCL falls back to TCP sockets (harmless on one "
+            "node; far slower across nodes that have IB/RoCE)")
+    value = env.get("NCCL_NET_GDR_LEVEL")
+    if value is not None and value.strip().upper() in ("LOC", "0"):
+        add("NCCL_NET_GDR_LEVEL", "info", "inter-node",
+            "LOC / 0 disables GPUDirect RDMA between the NIC and the GPU: inter-node traffic is staged through "
+            "host memory")
+    for name in ("NCCL_ALGO", "NCCL_PROTO"):
+        value = env.get(name)
+        if value is not None and value.strip():
+            add(name, "info", "all",
+                f"forces the {'algorithm' if name == 'NCCL_ALGO' else 'protocol'} list instead of NCCL's own "
+                "tuning; a setting copied from another machine often lowers bandwidth")
+    value = env.get("NCCL_NVLS_ENABLE")
+    if value is not None and _off(value):
+        add("NCCL_NVLS_ENABLE", "info", "intra-node",
+            "NVLink SHARP (NVLS) off: a deliberate, harmless setting on many machines (all-reduce uses ring/tree "
+            "instead; busbw on 8x H200 is ~366 instead of ~473 GB/s per ml-engineering's figures)")
+    value = env.get("NCCL_CUMEM_ENABLE")
+    if value is not None and _off(value):
+        add("NCCL_CUMEM_ENABLE", "info", "intra-node",
+            "disables NCCL's cuMem-based buffers; usually set to work around a driver or container limit")
+    value = env.get("RCCL_MSCCL_ENABLE")
+    if value is not None and _off(value):
+        add("RCCL_MSCCL_ENABLE", "info", "all", "turns off RCCL's MSCCL algorithms (RCCL then uses its ring/tree)")
+    value = env.get("HSA_ENABLE_SDMA")
+    if value is not None and _off(value):
+        add("HSA_ENABLE_SDMA", "info", "intra-node",
+            "ROCm copies use blit kernels instead of the SDMA engines; a common workaround for SDMA hangs that "
+            "changes copy bandwidth")
+    return out

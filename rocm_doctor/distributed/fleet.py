@@ -1,0 +1,286 @@
+"""Node reports and the fleet diff: what differs between nodes, so the odd node stands out (pure functions).
+
+A *node report* is one node's diagnosis: {"kind": "rocm-doctor-node", "node": {...}, "summary": {...},
+"report": <the `rocm-doctor check --json` object>, "collectives": <local results or None>}. `diff` takes a list
+of them (also plain `check --json` reports, or earlier fleet reports, which are expanded to their nodes) and
+returns the fleet report; `render_table` prints it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import Counter
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from rocm_doctor import __version__
+
+NODE_KIND = "rocm-doctor-node"
+FLEET_KIND = "rocm-doctor-fleet"
+SCHEMA = 1
+STATUS_ORDER = ("fail", "error", "warn", "info", "ok", "skip")
+BANDWIDTH_ODD = 0.8  # a node under 80% of the fleet median is odd
+
+
+# ------------------------------------------------------------------------------------------- node side
+
+
+def summarize(facts: Any, env: Mapping[str, str], extras: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    """The comparable facts of one node: versions, drivers, GPUs, relevant env (pure over facts and env)."""
+    from rocm_doctor.distributed.envinfo import relevant_env
+
+    def get(key):
+        try:
+            return facts.get(key)
+        except Exception:
+            return None
+
+    extras = dict(extras or {})
+    devices = get("torch.devices") or []
+    hip_version = get("hip.version") or {}
+    module = get("linux.amdgpu_module") or {}
+    summary = {
+        "os": get("platform.os"),
+        "kernel": get("platform.release"),
+        "python": get("python.target.version"),
+        "torch": get("torch.version"),
+        "torch_cuda": get("torch.cuda_version"),
+        "torch_hip": get("torch.hip"),
+        "rocm": hip_version.get("version") if isinstance(hip_version, dict) else None,
+        "driver_amdgpu": module.get("version") if isinstance(module, dict) else None,
+        "driver_nvidia": extras.pop("driver_nvidia", None),
+        "nccl": extras.pop("nccl", None),
+        "gpu_count": get("torch.device_count"),
+        "gpus": sorted({str(d.get("name")) for d in devices if isinstance(d, dict) and d.get("name")}) or None,
+        "env": relevant_env(env),
+    }
+    summary.update(extras)
+    return summary
+
+
+def node_report(report: Mapping[str, Any], summary: Mapping[str, Any], node: Mapping[str, Any],
+                collectives: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    return {"kind": NODE_KIND, "schema_version": SCHEMA, "tool": {"name": "rocm-doctor", "version": __version__},
+            "node": dict(node), "summary": dict(summary), "report": dict(report),
+            "collectives": dict(collectives) if collectives else None}
+
+
+# ------------------------------------------------------------------------------------------- the diff
+
+
+def expand(inputs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Node reports from node reports, fleet reports (their nodes) and plain `check --json` reports."""
+    nodes = []
+    for item in inputs:
+        if not isinstance(item, Mapping):
+            continue
+        if item.get("kind") == FLEET_KIND:
+            nodes.extend(dict(n) for n in item.get("node_reports") or [])
+        elif item.get("kind") == NODE_KIND:
+            nodes.append(dict(item))
+        elif "findings" in item and "schema_version" in item:  # a plain check report
+            platform = item.get("platform") or {}
+            nodes.append(node_report(item, {"os": platform.get("os"), "kernel": platform.get("release"),
+                                            "python_target": (item.get("target") or {}).get("python")},
+                                     {"hostname": item.get("_name") or None}))
+    return nodes
+
+
+def _names(nodes: Sequence[Mapping[str, Any]]) -> list[str]:
+    raw = [str((n.get("node") or {}).get("hostname") or f"node{i}") for i, n in enumerate(nodes)]
+    counts = Counter(raw)
+    names = []
+    for i, (name, node) in enumerate(zip(raw, nodes)):
+        if counts[name] > 1:
+            tag = (node.get("node") or {}).get("node_rank")
+            name = f"{name}[{tag if tag is not None else i}]"
+        names.append(name)
+    return names
+
+
+def _flatten(summary: Mapping[str, Any]) -> dict[str, Any]:
+    flat = {}
+    for key, value in summary.items():
+        if key == "env" and isinstance(value, Mapping):
+            for name, text in value.items():
+                flat[f"env.{name}"] = text
+        elif isinstance(value, list):
+            flat[key] = ", ".join(map(str, value))
+        elif isinstance(value, Mapping):
+            for sub, text in value.items():
+                flat[f"{key}.{sub}"] = text
+        else:
+            flat[key] = value
+    return flat
+
+
+def _majority(values: Sequence[Any]) -> tuple[Any, bool]:
+    """(most common value, whether it is a strict majority-by-count winner)."""
+    counts = Counter(map(_key, values)).most_common()
+    if not counts:
+        return None, False
+    top = counts[0]
+    unique = len(counts) == 1 or counts[1][1] < top[1]
+    value = next(v for v in values if _key(v) == top[0])
+    return value, unique
+
+
+def _key(value: Any) -> str:
+    return repr(value)
+
+
+def finding_statuses(report: Mapping[str, Any]) -> dict[str, str]:
+    """check id -> worst status over its findings."""
+    worst: dict[str, str] = {}
+    for f in report.get("findings") or []:
+        check, status = f.get("check") or f.get("id"), f.get("status")
+        if check is None or status not in STATUS_ORDER:
+            continue
+        if check not in worst or STATUS_ORDER.index(status) < STATUS_ORDER.index(worst[check]):
+            worst[check] = status
+    return worst
+
+
+def _bandwidth(node: Mapping[str, Any]) -> dict[str, float]:
+    """op -> peak busbw of the node's local collectives (GB/s)."""
+    results = node.get("collectives") or {}
+    peaks: dict[str, float] = {}
+    for row in results.get("results") or []:
+        if isinstance(row.get("busbw_gbs"), (int, float)):
+            peaks[row["op"]] = max(peaks.get(row["op"], 0.0), float(row["busbw_gbs"]))
+    return peaks
+
+
+def diff(inputs: Iterable[Mapping[str, Any]], world: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    """The fleet report over node reports: fields that differ, findings that differ, bandwidth, odd nodes."""
+    nodes = expand(inputs)
+    names = _names(nodes)
+    flats = [_flatten(n.get("summary") or {}) for n in nodes]
+    fields = sorted({k for f in flats for k in f})
+    differences = []
+    odd_count: Counter = Counter()
+    odd_why: dict[str, list[str]] = {name: [] for name in names}
+    for field in fields:
+        values = [f.get(field) for f in flats]
+        if len({_key(v) for v in values}) <= 1:
+            continue
+        majority, unique = _majority(values)
+        odd = [names[i] for i, v in enumerate(values) if unique and _key(v) != _key(majority)]
+        for name in odd:
+            odd_count[name] += 1
+            odd_why[name].append(f"{field}={values[names.index(name)]!r} (others: {majority!r})")
+        differences.append({"field": field, "values": dict(zip(names, values)),
+                            "majority": majority if unique else None, "odd": odd})
+
+    statuses = [finding_statuses(n.get("report") or {}) for n in nodes]
+    checks = sorted({c for s in statuses for c in s})
+    finding_diffs = []
+    for check in checks:
+        values = [s.get(check, "absent") for s in statuses]
+        if len(set(values)) <= 1:
+            continue
+        majority, unique = _majority(values)
+        odd = [names[i] for i, v in enumerate(values) if unique and v != majority]
+        for name in odd:
+            odd_count[name] += 1
+            odd_why[name].append(f"{check}: {values[names.index(name)]} (others: {majority})")
+        finding_diffs.append({"check": check, "statuses": dict(zip(names, values)),
+                              "majority": majority if unique else None, "odd": odd})
+
+    bandwidth = []
+    peaks = [_bandwidth(n) for n in nodes]
+    for op in sorted({op for p in peaks for op in p}):
+        values = {names[i]: p.get(op) for i, p in enumerate(peaks)}
+        measured = sorted(v for v in values.values() if v is not None)
+        median = measured[len(measured) // 2] if measured else None
+        odd = [name for name, v in values.items() if v is not None and median and v < BANDWIDTH_ODD * median]
+        for name in odd:
+            odd_count[name] += 1
+            odd_why[name].append(f"{op} busbw {values[name]:.1f} GB/s vs fleet median {median:.1f}")
+        bandwidth.append({"op": op, "busbw_gbs": values, "median": median, "odd": odd})
+
+    counts = []
+    for name, node in zip(names, nodes):
+        summary = Counter(f.get("status") for f in (node.get("report") or {}).get("findings") or [])
+        counts.append({"node": name, **{s: summary.get(s, 0) for s in STATUS_ORDER}})
+
+    odd_nodes = [{"node": name, "differences": odd_count[name], "why": odd_why[name]}
+                 for name in sorted(odd_count, key=lambda n: (-odd_count[n], n))] if len(nodes) > 2 else []
+    if len(nodes) == 2 and (differences or finding_diffs):
+        odd_nodes = []  # with two nodes there is no majority: list the differences, name no culprit
+    return {
+        "kind": FLEET_KIND,
+        "schema_version": SCHEMA,
+        "tool": {"name": "rocm-doctor", "version": __version__},
+        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "nodes": [{"name": name, **(n.get("node") or {})} for name, n in zip(names, nodes)],
+        "differences": differences,
+        "finding_differences": finding_diffs,
+        "finding_counts": counts,
+        "bandwidth": bandwidth,
+        "odd_nodes": odd_nodes,
+        "world_collectives": dict(world) if world else None,
+        "same": [f for f in fields if f not in {d["field"] for d in differences}],
+        "node_reports": nodes,
+    }
+
+
+# ------------------------------------------------------------------------------------------- table
+
+
+def _cell(value: Any, width: int = 28) -> str:
+    text = "-" if value is None else str(value)
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+def render_table(fleet: Mapping[str, Any]) -> str:
+    names = [n["name"] for n in fleet.get("nodes") or []]
+    out = [f"Fleet: {len(names)} node(s): {', '.join(names)}"]
+    width = max([12] + [len(n) for n in names])
+    col = max(14, min(28, width))
+
+    def row(label: str, cells: Sequence[str]) -> str:
+        return f"{label:<34} " + " ".join(f"{c:<{col}}" for c in cells)
+
+    out.append("")
+    out.append("What differs between nodes (* = odd one out):")
+    if not fleet.get("differences"):
+        out.append("  nothing: versions, drivers, GPUs and relevant environment are the same everywhere")
+    else:
+        out.append(row("  field", names))
+        for d in fleet["differences"]:
+            cells = [_cell(d["values"].get(n), col - 1) + ("*" if n in d["odd"] else "") for n in names]
+            out.append(row(f"  {d['field']}", cells))
+    out.append("")
+    out.append("Findings that differ (worst status per check):")
+    if not fleet.get("finding_differences"):
+        out.append("  none")
+    else:
+        out.append(row("  check", names))
+        for d in fleet["finding_differences"]:
+            out.append(row(f"  {d['check']}", [d["statuses"].get(n, "") + ("*" if n in d["odd"] else "") for n in names]))
+    out.append("")
+    out.append("Findings by status:")
+    out.append(row("  status", names))
+    for status in STATUS_ORDER:
+        out.append(row(f"  {status}", [str(c.get(status, 0)) for c in fleet.get("finding_counts") or []]))
+    if fleet.get("bandwidth"):
+        out.append("")
+        out.append("Local collectives, peak busbw (GB/s):")
+        for b in fleet["bandwidth"]:
+            out.append(row(f"  {b['op']}", [("-" if b["busbw_gbs"].get(n) is None else f"{b['busbw_gbs'][n]:.1f}")
+                                            + ("*" if n in b["odd"] else "") for n in names]))
+    world = fleet.get("world_collectives")
+    if world:
+        from rocm_doctor.distributed.results import summary_lines
+
+        out.append("")
+        out.append(f"World collectives: {world.get('world_size')} ranks, {world.get('backend')}: {world.get('state')} "
+                   f"- {world.get('detail')}")
+        out.extend("  " + line for line in summary_lines(world))
+    if fleet.get("odd_nodes"):
+        out.append("")
+        out.append("Odd node(s):")
+        for odd in fleet["odd_nodes"]:
+            out.append(f"  {odd['node']}: {odd['differences']} difference(s) from the majority")
+            out.extend(f"    - {why}" for why in odd["why"][:12])
+    return "\n".join(out)

@@ -1,0 +1,97 @@
+"""The benchmark harness through real child processes on the CPU device, with tiny sizes (no timed assertions)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from rocm_doctor.gpu.bench import plan
+from rocm_doctor.gpu.bench.analysis import analyze
+from rocm_doctor.gpu.bench.harness import run_bench
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def tiny_results():
+    seen = []
+    results = run_bench(sys.executable, plan.build("tiny"), device="cpu", preset="tiny", on_record=seen.append)
+    return results, seen
+
+
+def test_every_section_reports_on_the_cpu(tiny_results):
+    results, seen = tiny_results
+    assert results["header"]["device"]["type"] == "cpu"
+    assert results["header"]["cpu"]["threads"] >= 1
+    for name in plan.SECTION_ORDER:
+        entry = results["sections"][name]
+        assert entry["state"] == "ok", (name, entry)
+        assert entry["records"], name
+    kinds = {r["bench"] for s in results["sections"].values() for r in s["records"]}
+    assert {"matmul", "memory", "launch", "sdpa", "compare_matmul", "compare_cnn", "cpu_memory", "decoder_model",
+            "decoder_prefill", "decoder_decode", "decoder_profile", "reference"} <= kinds
+    assert any(r.get("bench") == "section_end" for r in seen)  # progress reached the callback
+
+
+def test_records_count_bytes_and_flops(tiny_results):
+    results, _ = tiny_results
+    copy = next(r for r in results["sections"]["memory"]["records"] if r.get("op") == "copy")
+    assert copy["bytes_counted"] == 2 * copy["bytes"]
+    mm = next(r for r in results["sections"]["matmul"]["records"] if r.get("m") == 96)
+    assert mm["flops"] == 2 * 96 * 32 * 64
+    model = next(r for r in results["sections"]["decoder"]["records"] if r["bench"] == "decoder_model")
+    cfg = model["config"]
+    assert model["kv_bytes_per_position"] == cfg["layers"] * 2 * cfg["kv_heads"] * cfg["head_dim"] * 4  # fp32 on CPU
+    profile = next(r for r in results["sections"]["decoder"]["records"] if r["bench"] == "decoder_profile")
+    assert profile["top_host_ops"] and "aten::" in profile["top_host_ops"][0]["name"]
+
+
+def test_analysis_of_a_real_run_is_json(tiny_results):
+    results, _ = tiny_results
+    result = analyze(results)
+    assert result["expectation"] is None
+    keys = {line["key"] for line in result["lines"]}
+    assert {"matmul.fp32", "memory.copy", "launch.back_to_back", "decoder.decode.cpu", "reference.copy"} <= keys
+    json.dumps(result)
+
+
+def test_a_hanging_section_becomes_a_timeout_and_the_rest_still_run():
+    sections = [plan.Section("hang", 1.0, kind="hang"), *plan.build("tiny", ("launch",))]
+    results = run_bench(sys.executable, sections, device="cpu")
+    assert results["sections"]["hang"]["state"] == "timeout"
+    assert results["sections"]["launch"]["state"] == "ok" and results["sections"]["launch"]["records"]
+    assert len(results["children"]) == 2
+    lines = {l["key"]: l for l in analyze(results)["lines"]}
+    assert lines["hang.state"]["verdict"] == "failed"
+
+
+def test_parent_timeout_covers_a_child_whose_watchdog_cannot_fire():
+    sections = [plan.Section("hang", 1.0, kind="hang"), *plan.build("tiny", ("launch",))]
+    results = run_bench(sys.executable, sections, device="cpu", watchdog=False, grace_s=0.5)
+    assert results["sections"]["hang"]["state"] == "timeout"
+    assert results["children"][0]["stopped_in"] == "hang"
+    assert results["sections"]["launch"]["state"] == "ok"
+
+
+def test_missing_torch_marks_every_section_not_run(fake_python):
+    python = fake_python("raise ImportError('No module named torch._C')\n")
+    results = run_bench(str(python), plan.build("tiny"), device="cpu")
+    states = {s["state"] for s in results["sections"].values()}
+    assert states == {"not-run"}
+    assert "torch could not be imported" in results["sections"]["matmul"]["detail"]
+
+
+def test_bench_command_json_shape():
+    from rocm_doctor.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["bench", "--preset", "tiny", "--device", "cpu", "--section", "launch",
+                                   "--python", sys.executable, "--json"])
+    assert out.exit_code in (0, 1), out.output
+    data = json.loads(out.output)
+    assert data["schema_version"] == 1 and data["kind"] == "bench"
+    assert set(data) >= {"results", "analysis", "findings", "elapsed_s"}
+    assert data["results"]["sections"]["launch"]["state"] == "ok"
+    assert all(f["check"].startswith("bench-") for f in data["findings"])

@@ -1,0 +1,158 @@
+"""The kernel suite end to end on the CPU device, with real child processes, and its fault handling."""
+
+import sys
+import textwrap
+
+import pytest
+
+from rocm_doctor.gpu.kernels.harness import SuiteOptions, run_suite
+
+pytestmark = pytest.mark.slow
+
+PY = sys.executable
+REQUIRED_CATEGORIES = {
+    "memory", "elementwise", "reduction", "matmul", "linear", "conv", "norm", "pooling", "softmax", "embedding",
+    "index", "sort", "fft", "rng", "sdpa", "autocast", "jit", "streams", "devices",
+}
+GPU_ONLY = {"pinned-async-copy", "jiterator-float32", "jiterator-float16", "stream-event-timing", "event-query",
+            "device-0"}
+
+FAULTY = textwrap.dedent('''
+    import os, signal, time
+    from _doctor_cases import case
+
+    def _segv(ctx):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    def _hang(ctx):
+        time.sleep(120)
+
+    def _wrong(ctx):
+        a = ctx.randn(1000)
+        return ctx.dev(a) * 1.01, a
+
+    def _nan(ctx):
+        a = ctx.randn(1000)
+        out = ctx.dev(a).clone()
+        out[3] = float("nan")
+        return out, a
+
+    def _raises(ctx):
+        raise RuntimeError("HIP error: invalid device function")
+
+    def _good(ctx):
+        a = ctx.randn(1000)
+        return ctx.dev(a) * 2 + 1, a * 2 + 1
+
+    CASES = [
+        case("fault", "good-1", "float32", _good),
+        case("fault", "segfault", "float32", _segv),
+        case("fault", "good-2", "float32", _good),
+        case("fault", "hang", "float32", _hang),
+        case("fault", "good-3", "float32", _good),
+        case("fault", "wrong", "float32", _wrong),
+        case("fault", "nan", "float32", _nan),
+        case("fault", "raises", "float32", _raises),
+        case("fault", "good-4", "float32", _good),
+    ]
+''')
+
+
+@pytest.fixture(scope="module")
+def cpu_suite():
+    return run_suite(PY, SuiteOptions(device="cpu", case_timeout_s=60))
+
+
+def test_suite_covers_the_categories_with_60_cases(cpu_suite):
+    results = cpu_suite["results"]
+    assert len(results) >= 60
+    assert REQUIRED_CATEGORIES <= {r["category"] for r in results}
+    assert cpu_suite["fatal"] is None
+    assert len(cpu_suite["children"]) == 1 and cpu_suite["children"][0]["state"] == "ok"
+
+
+def test_every_cpu_case_is_ok_or_unavailable_with_a_reason(cpu_suite):
+    for record in cpu_suite["results"]:
+        assert record["outcome"] in ("ok", "unavailable"), record
+        if record["outcome"] == "unavailable":
+            assert record["reason"], record
+        else:
+            assert record["rel_err"] is not None and record["rel_err"] <= record["tol"]
+
+
+def test_gpu_only_cases_are_unavailable_on_cpu(cpu_suite):
+    by_name = {r["case"]: r for r in cpu_suite["results"]}
+    for name in GPU_ONLY:
+        assert by_name[name]["outcome"] == "unavailable"
+        assert "CPU device" in by_name[name]["reason"]
+
+
+def test_sdpa_backends_report_why_they_are_unavailable(cpu_suite):
+    sdpa = {r["case"]: r for r in cpu_suite["results"] if r["category"] == "sdpa"}
+    assert {"sdpa-flash-float16", "sdpa-efficient-float16", "sdpa-cudnn-float16", "sdpa-math-float16",
+            "sdpa-default-float16"} <= set(sdpa)
+    assert sdpa["sdpa-math-float16"]["outcome"] == "ok"
+    assert sdpa["sdpa-efficient-float16"]["outcome"] == "unavailable"
+    assert "EFFICIENT_ATTENTION not usable here" in sdpa["sdpa-efficient-float16"]["reason"]
+    # The profiler's aten ops say which backend really ran.
+    assert "math (unfused)" in sdpa["sdpa-math-float16"]["attribution"]["backends"]
+    assert sdpa["sdpa-default-float16"]["info"]["chosen"]
+
+
+def test_tolerances_follow_the_dtype(cpu_suite):
+    by_name = {r["case"]: r for r in cpu_suite["results"]}
+    assert by_name["mm-float32"]["tol"] == pytest.approx(1e-4)  # no TF32 on the CPU
+    assert by_name["mm-float16"]["tol"] == pytest.approx(1e-2)
+    assert by_name["mm-bfloat16"]["tol"] == pytest.approx(3e-2)
+    assert by_name["int-arith"]["tol"] == 0.0
+    assert by_name["randn-normal"]["info"]["n"] > 1_000_000
+
+
+def test_faults_lose_one_case_each(tmp_path):
+    module = tmp_path / "faulty_cases.py"
+    module.write_text(FAULTY)
+    suite = run_suite(PY, SuiteOptions(device="cpu", only=["fault"], extra_modules=[str(module)], case_timeout_s=4))
+    by_name = {r["case"]: r for r in suite["results"]}
+    assert [r["case"] for r in suite["results"]][:2] == ["good-1", "segfault"]
+    assert by_name["segfault"]["outcome"] == "crashed"
+    assert "SIGSEGV" in by_name["segfault"]["detail"]
+    assert by_name["hang"]["outcome"] == "hung"
+    assert "4 s" in by_name["hang"]["detail"]
+    assert by_name["wrong"]["outcome"] == "wrong"
+    assert by_name["wrong"]["rel_err"] == pytest.approx(0.01, rel=1e-3)
+    assert by_name["nan"]["outcome"] == "wrong" and by_name["nan"]["rel_err"] is None
+    assert "non-finite" in by_name["nan"]["notes"][0]
+    assert by_name["raises"]["outcome"] == "error"
+    assert "invalid device function" in by_name["raises"]["error"]
+    for name in ("good-1", "good-2", "good-3", "good-4"):
+        assert by_name[name]["outcome"] == "ok", by_name[name]
+    # One child per fault that kills the process, plus the last one that finishes.
+    assert [c["state"] for c in suite["children"]] == ["crashed", "hung", "ok"]
+    assert suite["counts"]["ok"] == 4 and suite["counts"]["crashed"] == 1 and suite["counts"]["hung"] == 1
+
+
+def test_a_torch_that_aborts_on_import_is_fatal_not_a_hang(fake_python):
+    python = fake_python("import os\nos.abort()\n")
+    suite = run_suite(str(python), SuiteOptions(device="cpu", case_timeout_s=5, startup_timeout_s=30))
+    assert suite["results"] == []
+    assert suite["fatal"]["stage"] == "startup"
+    assert "SIGABRT" in suite["fatal"]["error"]
+    assert len(suite["children"]) == 1
+
+
+def test_no_gpu_visible_is_reported_by_the_child(fake_python):
+    python = fake_python("""
+        __version__ = "9.9"
+        class cuda:
+            @staticmethod
+            def is_available():
+                return False
+    """)
+    suite = run_suite(str(python), SuiteOptions(device="cuda", startup_timeout_s=30))
+    assert suite["fatal"]["stage"] == "device"
+    assert "no GPU visible" in suite["fatal"]["error"]
+
+
+def test_missing_interpreter_is_not_run():
+    suite = run_suite("/nonexistent/python3", SuiteOptions(device="cpu"))
+    assert suite["fatal"]["state"] == "not-run"
