@@ -94,10 +94,6 @@ def rocm_version(facts) -> tuple[str | None, str]:
     return None, ""
 
 
-def is_family(value: str) -> bool:
-    return overrides.target_of(value) is not None
-
-
 def integrated(gpu: dict) -> bool:
     return gpu.get("igpu") is True or (gpu.get("igpu") is None and gpu.get("gfx") in gfxlib.INTEGRATED_TARGETS)
 

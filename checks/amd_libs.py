@@ -24,10 +24,10 @@ def used_folders(facts) -> dict[str, dict]:
         if facts.get("torch.flavour") == "rocm":
             wanted.append(posixpath.join(torch_lib, library, "library"))
         candidates = [f for f in listed if f["library"] == library]
-        out_folder = next((f for w in wanted for f in candidates if f["path"] == w), None)
-        out_folder = out_folder or next((f for f in candidates if f["owner"] != "torch"), None)
-        if out_folder:
-            out[library] = out_folder
+        folder = next((f for w in wanted for f in candidates if f["path"] == w), None) or next(
+            (f for f in candidates if f["owner"] != "torch"), None)
+        if folder:
+            out[library] = folder
     return out
 
 

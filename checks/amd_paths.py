@@ -45,7 +45,7 @@ class RocmPaths(Check):
         if active and not on_path & {root_of({"entry": active.get(key)}) for key in ("path", "realpath")}:
             findings.append(self.info(
                 f"{active['path']}/bin is not on PATH: rocm-doctor found the tools there anyway, but your shell "
-                "does not run hipcc, rocminfo or amd-smi by name.", subject="bin",
+                "does not run hipcc, rocminfo or amd-smi by name.", subject="bin", severity=Severity.LOW,
                 remediation=[path_line(facts, f"{active['path']}/bin")],
                 fix=[S.path_prepend(f"{active['path']}/bin", note="ROCm's tools by name")]))
         return findings or self.ok("ROCm " + ", ".join(f"{i['path']} ({i.get('version') or 'version unknown'})"

@@ -10,8 +10,6 @@ from __future__ import annotations
 from rocm_doctor.engine.model import Check, Severity, Status
 from rocm_doctor.gpu.bench.analysis import analyze, worst
 
-UNITS_WITH_SPACE = ("TFLOP/s", "GB/s", "us/launch", "tok/s", "ms/step")
-
 
 def _figure(line) -> str:
     value = line["value"]

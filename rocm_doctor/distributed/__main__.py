@@ -45,6 +45,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="seconds the gloo group waits for the slowest node (default 900)")
     parser.add_argument("--op-timeout", type=float, default=60.0,
                         help="seconds without progress before a collective counts as hung (default 60)")
+    parser.add_argument("--startup-timeout", type=float, default=300.0,
+                        help="seconds a collectives rank may take to import torch and join the group (default 300)")
     parser.add_argument("--torch-timeout", type=float, default=60.0, help="torch probe timeout (default 60)")
     return parser.parse_args(argv)
 
@@ -111,9 +113,10 @@ def world_collectives(args, dist, rank: int, world: int, local_rank: int, python
                "warmup": plan["warmup"], "iters": plan["iters"], "random_check_bytes": plan.get("random_check_bytes"),
                "seed": seed, "pg_timeout_s": max(30.0, args.op_timeout * 4)}
     spec = {"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(local_rank),
-            "MASTER_ADDR": addr, "MASTER_PORT": str(port)}
+            "MASTER_ADDR": addr, "MASTER_PORT": str(port), **launcher.OWN_STORE}
     outcome = launcher.launch(python, payload, [spec],
-                              watchdogs=launcher.Watchdogs(op_s=args.op_timeout, startup_s=300.0, grace_s=10.0))
+                              watchdogs=launcher.Watchdogs(op_s=args.op_timeout, startup_s=args.startup_timeout,
+                                                           grace_s=10.0))
     mine = outcome.ranks[0].to_dict()
     mine["watchdog"], mine["watchdog_kind"] = outcome.watchdog, outcome.watchdog_kind
     mine["plan"], mine["device"], mine["backend"] = {k: v for k, v in plan.items()}, device, backend

@@ -251,6 +251,11 @@ def launch(
     return result
 
 
+# Under torchrun the environment says "use the agent's store" (TORCHELASTIC_USE_AGENT_STORE=True): our ranks form
+# their own group on their own port, so rank 0 must host the store itself.
+OWN_STORE = {"TORCHELASTIC_USE_AGENT_STORE": "False"}
+
+
 def local_rank_envs(world_size: int, port: int, addr: str = "127.0.0.1") -> list[dict[str, str]]:
     return [{"RANK": str(r), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(r), "LOCAL_WORLD_SIZE": str(world_size),
-             "MASTER_ADDR": addr, "MASTER_PORT": str(port)} for r in range(world_size)]
+             "MASTER_ADDR": addr, "MASTER_PORT": str(port), **OWN_STORE} for r in range(world_size)]

@@ -188,14 +188,18 @@ def _join_results(ranks: Sequence[Mapping[str, Any]], world_size: int) -> list[d
             "ranks_reported": sorted(per_rank),
             "time_us": round(mean * 1e6, 3) if mean else None,
             "time_us_max": round(max(times) * 1e6, 3) if times else None,
-            "algbw_gbs": round(alg, 4) if alg is not None else None,
-            "busbw_gbs": round(alg * bus_factor(op, world_size), 4) if alg is not None else None,
+            "algbw_gbs": _sig(alg),
+            "busbw_gbs": _sig(alg * bus_factor(op, world_size)) if alg is not None else None,
             "correct": (not wrong) if complete else (False if wrong else None),
             "ranks_wrong": wrong,
             "bad_source_ranks": chunks,
             "max_err": max((r.get("max_err") or 0.0) for r in per_rank.values()),
         })
     return rows
+
+
+def _sig(value: Optional[float], digits: int = 6) -> Optional[float]:
+    return None if value is None else float(f"{value:.{digits}g}")
 
 
 def _join_random(ranks: Sequence[Mapping[str, Any]]) -> Optional[dict[str, Any]]:

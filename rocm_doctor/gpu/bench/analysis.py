@@ -483,6 +483,8 @@ class Analysis:
             rule = THRESHOLDS["decode_roofline"]
             v = verdict(fraction, rule["good"], rule["low"]) if on_gpu else INFO
             explanation, remedy, profile_details = self._explain_decode(target, rec, profiles.get(target), fraction)
+            if profile_details.get("remedy_first"):
+                remedy = [profile_details.pop("remedy_first")]
             if on_gpu and v in (LOW, VERY_LOW):
                 remedy = remedy or ["Batch requests, or cut per-token launches: static KV cache with "
                                     "torch.compile(mode='reduce-overhead') / CUDA graphs, or an inference engine "
@@ -523,7 +525,9 @@ class Analysis:
                 return (f"top operator: {top_host['name']} ({top_host['self_cpu_us_per_token'] / 1000:.2f} ms of "
                         f"{ms:.2f} ms per token)"), [], details
             return "", [], details
-        busy = busy_us / (ms * 1000.0) if ms else None
+        # The profiled steps repeat positions already seen, so compare with the repeat pass when there is one.
+        steady = rec.get("repeat_ms_per_token") or ms
+        busy = busy_us / (steady * 1000.0) if steady else None
         kernels = profile.get("kernels_per_token")
         launch = self.values.get("launch_back_to_back_us")
         details.update(gpu_busy_fraction=busy, kernels_per_token=kernels, device_busy_us_per_token=busy_us)
@@ -532,7 +536,7 @@ class Analysis:
         fallback = [k["name"] for k in profile.get("top_kernels") or []
                     if re.search(r"naive|slow|fallback", k.get("name", ""), re.I)]
         if busy is not None and busy < 0.5:
-            parts.append(f"the GPU is busy only {busy:.0%} of each token ({busy_us / 1000:.2f} of {ms:.2f} ms)")
+            parts.append(f"the GPU is busy only {busy:.0%} of each token ({busy_us / 1000:.2f} of {steady:.2f} ms)")
             if kernels and launch:
                 parts.append(f"{kernels:.0f} kernels per token x {launch:.1f} us per launch = "
                              f"{kernels * launch / 1000:.2f} ms: launch-bound")
@@ -544,6 +548,17 @@ class Analysis:
             share = top_dev["self_device_us_per_token"] / busy_us if busy_us else 0
             parts.append(f"the GPU is busy {busy:.0%} of the time; top device-side op: {top_dev['name']} "
                          f"({share:.0%} of device time)")
+        repeat = rec.get("repeat_ms_per_token")
+        if repeat and ms and repeat < 0.6 * ms:
+            sdpa = ", ".join(sorted(profile.get("sdpa_ops") or {})) or "an operator"
+            cudnn = "cudnn" in sdpa
+            parts.append(f"the first pass over each new context length costs {ms:.2f} ms/token but a repeat over the "
+                         f"same lengths {repeat:.2f}: per-shape host work ({sdpa}"
+                         + (": cuDNN attention builds a plan for every new KV length" if cudnn else "") + ")")
+            details["repeat_ms_per_token"] = repeat
+            if cudnn:
+                details["remedy_first"] = ("Prefer flash attention for decoding: TORCH_CUDNN_SDPA_DEPRIORITIZED=1, or "
+                                           "`with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION)`.")
         if math_path:
             parts.append("attention runs on the SDPA math path")
         if fallback:
