@@ -8,6 +8,7 @@ from rich.text import Text
 
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.report.model import Report
+from rocm_doctor.report.stage_summary import stage_lines
 
 MARKERS = {
     Status.OK: ("✓", "green"),
@@ -68,10 +69,18 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
         for finding in findings:
             _render_finding(console, finding, plain, verbose)
         console.print()
+    for name, lines in stage_lines(report.stages):
+        console.print(Text(name.upper(), style="bold underline"))
+        for line in lines:
+            console.print(Text(f"  {line}"))
+        console.print()
     skipped = report.summary()["skip"]
     if skipped and not verbose:
         console.print(Text(f"{skipped} check(s) skipped; -v shows why.", style="dim"))
     console.print(Text(summary_line(report), style="bold"))
+    fixable = sum(1 for f in report.findings if getattr(f, "fix", None) and f.status in (Status.FAIL, Status.WARN))
+    if fixable:
+        console.print(f"{fixable} finding(s) have a fix plan: `rocm-doctor fix --dry-run` shows the exact changes.")
 
 
 def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bool) -> None:
