@@ -26,16 +26,21 @@ def kernels_lines(stage: dict[str, Any]) -> Iterable[str]:
 
 
 def bench_lines(stage: dict[str, Any]) -> Iterable[str]:
-    analysis = stage.get("analysis") or {}
-    for line in analysis.get("lines") or []:
-        label = line.get("label") or line.get("key") or "?"
-        measured = line.get("value")
-        unit = line.get("unit", "")
-        verdict = line.get("verdict") or "no expectation"
+    """The figures that fall short, how many met their expectation, and the CPU/GPU speed-ups."""
+    lines = (stage.get("analysis") or {}).get("lines") or []
+    good = [line for line in lines if line.get("verdict") == "good"]
+    short = [line for line in lines if line.get("verdict") not in ("good", "info")]
+    for line in short:
         expected = line.get("expected")
-        against = f" of {expected:g} {unit} expected" if isinstance(expected, (int, float)) else ""
-        if isinstance(measured, (int, float)):
-            yield f"{label}: {measured:,.1f} {unit}{against} — {verdict}"
+        against = f" (expected {expected:.4g} {line.get('unit', '')})" if isinstance(expected, (int, float)) else ""
+        value = line.get("value")
+        shown = f"{value:,.1f} {line.get('unit', '')}" if isinstance(value, (int, float)) else "not measured"
+        yield f"{line.get('label')}: {shown}{against} — {line.get('verdict')}"
+    if good:
+        yield f"{len(good)} figure(s) at or near what this GPU should reach"
+    for line in lines:
+        if ".speedup." in str(line.get("key")) and isinstance(line.get("value"), (int, float)):
+            yield f"{line.get('label')}: {line['value']:.1f}x"
 
 
 def collectives_lines(stage: dict[str, Any]) -> Iterable[str]:
