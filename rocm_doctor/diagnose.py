@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
@@ -12,6 +12,7 @@ from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret.amd_derived import LOG_KEY as USER_LOG_KEY
 from rocm_doctor.interpret import interpret
 from rocm_doctor.probes import collect
 from rocm_doctor.probes._base import ProbeContext
@@ -29,13 +30,23 @@ class Options:
     torch_timeout_s: float = 60.0
     command_timeout_s: float = 10.0
     env: Optional[Mapping[str, str]] = None
-    extra: dict = field(default_factory=dict)
+    log: Optional[dict] = None  # a user's log to match against known errors (`check --log`), kept in the snapshot
+    online: bool = False  # probe the package index reachability (`--online`)
 
 
 def observe(options: Options) -> Observations:
-    """Live collection, or the snapshot given with --from (raises SnapshotError / TargetError on bad input)."""
-    if options.from_file is not None:
-        return snapshot.load(options.from_file)
+    """Live collection, or the snapshot given with --from (raises SnapshotError / TargetError on bad input).
+
+    A log given with `check --log` joins the observations either way, so a maintainer can replay a user's snapshot
+    together with the user's log.
+    """
+    observations = snapshot.load(options.from_file) if options.from_file is not None else _collect_live(options)
+    if options.log is not None:
+        observations.add_probe(USER_LOG_KEY, options.log)
+    return observations
+
+
+def _collect_live(options: Options) -> Observations:
     env = dict(os.environ if options.env is None else options.env)
     python, reason = choose_python(options.python, env)
     context = ProbeContext(
@@ -45,7 +56,7 @@ def observe(options: Options) -> Observations:
         env=env,
         command_timeout_s=options.command_timeout_s,
         torch_timeout_s=options.torch_timeout_s,
-        online=bool(options.extra.get("online", False)),
+        online=options.online,
     )
     return collect(context)
 

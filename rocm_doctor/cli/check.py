@@ -42,9 +42,10 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
     options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout,
-                      command_timeout_s=command_timeout, extra={"online": online})
+                      command_timeout_s=command_timeout, online=online,
+                      log=read_log(log_file) if log_file is not None else None)
     try:
-        report, _facts = diagnose(options) if log_file is None else _diagnose_with_log(options, log_file)
+        report, _facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
     if not no_gpu and from_file is None:  # confirm stage: GPU kernels in child processes (rocm_doctor.gpu.kernels)
@@ -84,23 +85,3 @@ def read_log(path: Path) -> dict:
         raise DoctorUsageError(f"--log {path}: cannot read ({exc.strerror or exc})") from None
     return {"path": str(path), "text": raw[-LOG_CAP:].decode("utf-8", errors="replace"), "truncated": len(raw) > LOG_CAP}
 
-
-def _diagnose_with_log(options, log_file: Path):
-    """diagnose(), with the log added to the observations as the probe value `user.log`, so a snapshot taken with
-    it replays the same. diagnose() has no hook for extra observations, so its observe step is wrapped here."""
-    from rocm_doctor import diagnose as one_pass
-    from rocm_doctor.interpret.amd_derived import LOG_KEY
-
-    log = read_log(log_file)
-    observe = one_pass.observe
-
-    def observe_with_log(opts):
-        observations = observe(opts)
-        observations.add_probe(LOG_KEY, log)
-        return observations
-
-    one_pass.observe = observe_with_log
-    try:
-        return one_pass.diagnose(options)
-    finally:
-        one_pass.observe = observe

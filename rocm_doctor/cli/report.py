@@ -34,7 +34,7 @@ def command(output, fmt, no_redact, show_redactions, python, from_file, online, 
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
     fmt = fmt or ("json" if output is not None and output.suffix.lower() == ".json" else "markdown")
     options = Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout,
-                      command_timeout_s=command_timeout, extra={"online": online})
+                      command_timeout_s=command_timeout, online=online)
     try:
         report, facts = diagnose(options)
     except (SnapshotError, TargetError) as exc:
