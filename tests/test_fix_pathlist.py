@@ -108,3 +108,20 @@ def test_rc_shell_code_does_what_pathlist_does(entries, entry, prepend):
         proc = subprocess.run([shell, "-c", script], env={"RD_TEST_PATH": value}, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout == expected, (shell, value)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize(
+    "value, entry, prepend",
+    [(":/s*t", "/s*t", True), (":/s*t", "/s*t", False), ("/s*t", "/s*t", True), ("", "/u[v]", True),
+     ("/a:/s*t::/b c", "/s*t", True), (r"/a\*:/a\*:/x", r"/a\*", False), ("/[!a]:/b", "/[!a]", True)],
+)
+def test_rc_shell_code_keeps_empty_entries_and_globs_literal(value, entry, prepend):
+    """Regression (hypothesis found ':/s*t'): a lone empty entry left after the removal is kept, as in pathlist."""
+    step = S.path_prepend(entry, variable="RD_TEST_PATH") if prepend else S.path_remove(entry, variable="RD_TEST_PATH")
+    code = shells.rc_code(step, "bash")
+    expected = (pathlist.prepend if prepend else pathlist.remove)(value, entry, ":", False)
+    for shell in [s for s in ("bash", "dash", "sh", "zsh") if shutil.which(s)]:
+        proc = subprocess.run([shell, "-c", f"{code}\nprintf '%s' \"$RD_TEST_PATH\""], env={"RD_TEST_PATH": value},
+                              capture_output=True, text=True)
+        assert (proc.returncode, proc.stdout) == (0, expected), (shell, value, proc.stderr)
