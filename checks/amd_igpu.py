@@ -1,10 +1,12 @@
-"""Linux/WSL: the HIP device 0 that torch uses by default is an integrated GPU while a discrete one exists."""
+"""The HIP device 0 that torch uses by default is an integrated GPU while a discrete one exists: one check on every
+platform, reading gpu.inventory on Linux/WSL and hipInfo's device list (windows.hipinfo) on Windows."""
 
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.fix import steps as S
 from rocm_doctor.knowledge import overrides
+from rocm_doctor.windows import remedy
 
 from rocm_doctor.checks.amd_common import OVERRIDE, gpus, integrated, label, override_for, real_gfx, set_lines
 
@@ -34,10 +36,16 @@ class IgpuEnumeratedFirst(Check):
     title = "The discrete GPU is HIP device 0"
     area = "amd"
     severity = Severity.MEDIUM
-    platforms = (Platform.LINUX, Platform.WSL)
-    requires = ("gpu.inventory",)
+    platforms = (Platform.LINUX, Platform.WSL, Platform.WINDOWS)
+    requires = ()  # per platform: gpu.inventory (Linux/WSL) or windows.hipinfo (Windows), checked in run
 
     def run(self, facts):
+        key = "windows.hipinfo" if facts.os == "windows" else "gpu.inventory"
+        if not facts.has(key):
+            return self.skip(f"needs {key}: {facts.why_missing(key)}")
+        return self._windows(facts) if facts.os == "windows" else self._linux(facts)
+
+    def _linux(self, facts):
         found, env = gpus(facts), facts.env
         if len(found) < 2:
             return self.skip("fewer than two AMD GPUs")
@@ -73,3 +81,34 @@ class IgpuEnumeratedFirst(Check):
         finding = self.warn(message, evidence=evidence, remediation=remediation,
                             data={"igpu": real_gfx(first, env), "hip_visible_devices": wanted})
         return self.with_fix(finding, S.set_env("HIP_VISIBLE_DEVICES", wanted, note="make the discrete GPU device 0"))
+
+    def _windows(self, facts):
+        """hipInfo's order is HIP's order; remedies in PowerShell and cmd."""
+        devices = facts["windows.hipinfo"].get("devices") or []
+        if len(devices) < 2:
+            return self.skip("fewer than two HIP devices")
+        first = devices[0]
+        discrete = [d for d in devices if d.get("is_integrated") is False]
+        if not first.get("is_integrated") or not discrete:
+            return self.ok(f"device 0 is {first.get('name')} ({first.get('gfx')})")
+        visible = (facts.env.get("HIP_VISIBLE_DEVICES") or facts.env.get("CUDA_VISIBLE_DEVICES") or "").strip()
+        target = discrete[0]
+        evidence = [f"hipInfo device#{d['index']}: {d.get('name')} {d.get('gfx')} "
+                    f"isIntegrated={int(bool(d.get('is_integrated')))}" for d in devices]
+        if visible:
+            evidence.append(f"HIP_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES = {visible}")
+            if visible.split(",")[0].strip() == str(target["index"]):
+                return self.ok(f"the iGPU enumerates first, but *_VISIBLE_DEVICES={visible} selects {target.get('name')}")
+        return self.warn(
+            f"HIP device 0 is the integrated {first.get('name')} ({first.get('gfx')}); the {target.get('name')} "
+            f"({target.get('gfx')}) is device {target['index']}. PyTorch's default 'cuda' device is device 0, so work "
+            "lands on the iGPU (slow, little memory) or fails if torch has no code for its gfx.",
+            evidence=evidence,
+            remediation=[
+                *remedy.set_in_shell("HIP_VISIBLE_DEVICES", str(target["index"])),
+                "To keep it: " + remedy.set_var("HIP_VISIBLE_DEVICES", str(target["index"]), "user")[0],
+                "Or select the device in code: torch.device('cuda:%d')" % target["index"],
+                "Or disable the iGPU in the BIOS / Device Manager if you do not use it for display.",
+            ],
+            data={"igpu": first.get("gfx"), "dgpu_index": target["index"]},
+        )

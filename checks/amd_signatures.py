@@ -7,6 +7,9 @@ from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.knowledge import signatures
 
 WSL_CHECKS = {"rocm-device-access": "wsl-rocm-support", "rocm-kernel-driver": "wsl-rocm-support"}
+# The table has no platform column: rows for messages the Windows runtime prints name the Windows check; off
+# Windows the same text ("no ROCm-capable device is detected") is diagnosed by the torch check.
+NON_WINDOWS_CHECKS = {"windows-gpu-not-enumerated": "torch-cuda-unavailable"}
 
 
 def texts(facts) -> list[tuple[str, str]]:
@@ -43,6 +46,7 @@ class KnownErrorSignatures(Check):
                     continue
                 seen.add(match.id)
                 check = WSL_CHECKS.get(match.check, match.check) if facts.os == "wsl" else match.check
+                check = check if facts.os == "windows" else NON_WINDOWS_CHECKS.get(check, check)
                 row = signatures.signature(match.id) or {}
                 message = f"{where}: '{match.line[:240]}' — {match.meaning}"
                 remediation = [f"See the {check} finding (`rocm-doctor explain {check}`)."]

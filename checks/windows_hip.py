@@ -1,4 +1,5 @@
-"""Windows HIP stack checks: HIP SDK installs and HIP_PATH, hipInfo's view of the GPUs, the AMD display driver."""
+"""Windows HIP stack checks: HIP SDK installs and HIP_PATH, hipInfo's view of the GPUs, the AMD display driver.
+(hipInfo's device order is judged by igpu-enumerated-first in amd_igpu.py, on every platform.)"""
 
 from __future__ import annotations
 
@@ -172,44 +173,6 @@ def _exe_version(info):
         if part[:1].isdigit() and "." in part:
             return part
     return None
-
-
-class IgpuBeforeDgpu(Check):
-    id = "igpu-before-dgpu"
-    title = "The discrete GPU is HIP device 0"
-    area = "windows-hip"
-    severity = Severity.MEDIUM
-    platforms = WINDOWS
-    requires = ("windows.hipinfo",)
-
-    def run(self, facts):
-        devices = (facts["windows.hipinfo"].get("devices")) or []
-        if len(devices) < 2:
-            return self.skip("fewer than two HIP devices")
-        first = devices[0]
-        discrete = [d for d in devices if d.get("is_integrated") is False]
-        if not first.get("is_integrated") or not discrete:
-            return self.ok(f"device 0 is {first.get('name')} ({first.get('gfx')})")
-        visible = (facts.env.get("HIP_VISIBLE_DEVICES") or facts.env.get("CUDA_VISIBLE_DEVICES") or "").strip()
-        target = discrete[0]
-        evidence = [f"hipInfo device#{d['index']}: {d.get('name')} {d.get('gfx')} isIntegrated={int(bool(d.get('is_integrated')))}" for d in devices]
-        if visible:
-            evidence.append(f"HIP_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES = {visible}")
-            if visible.split(",")[0].strip() == str(target["index"]):
-                return self.ok(f"the iGPU enumerates first, but *_VISIBLE_DEVICES={visible} selects {target.get('name')}")
-        return self.warn(
-            f"HIP device 0 is the integrated {first.get('name')} ({first.get('gfx')}); the {target.get('name')} "
-            f"({target.get('gfx')}) is device {target['index']}. PyTorch's default 'cuda' device is device 0, so work "
-            "lands on the iGPU (slow, little memory) or fails if torch has no code for its gfx.",
-            evidence=evidence,
-            remediation=[
-                *remedy.set_in_shell("HIP_VISIBLE_DEVICES", str(target["index"])),
-                "To keep it: " + remedy.set_var("HIP_VISIBLE_DEVICES", str(target["index"]), "user")[0],
-                "Or select the device in code: torch.device('cuda:%d')" % target["index"],
-                "Or disable the iGPU in the BIOS / Device Manager if you do not use it for display.",
-            ],
-            data={"igpu": first.get("gfx"), "dgpu_index": target["index"]},
-        )
 
 
 class AmdDisplayDriver(Check):

@@ -22,6 +22,13 @@ DGPU_IGPU = [gpu(0, "gfx90c", igpu=True, node=1, name="AMD Radeon Graphics"),
              gpu(1, "gfx1030", node=2, name="AMD Radeon RX 6800", uuid="GPU-362702d6dbbf2d1d")]
 ROCM_TORCH = {"torch.flavour": "rocm", "torch.version": "2.7.1+rocm6.3", "torch.hip": "6.3.42131-fa1d09cbd",
               "torch.arch_list": ROCM63, "torch.file": f"{TORCH_LIB[:-4]}/__init__.py"}
+HIPINFO_IGPU_FIRST = {"devices": [
+    {"index": 0, "name": "AMD Radeon(TM) Graphics", "gfx": "gfx1036", "is_integrated": True},
+    {"index": 1, "name": "AMD Radeon RX 7900 XTX", "gfx": "gfx1100", "is_integrated": False}]}
+TWO_DGPUS = [gpu(0, "gfx1100", node=1, name="AMD Radeon RX 7900 XTX"),
+             gpu(1, "gfx1100", node=2, name="AMD Radeon RX 7900 XTX")]
+NO_DEVICE = 'checkHipErrors() HIP API error = 0100 "no ROCm-capable device is detected" from file <hipInfo.cpp>'
+CMDLINE = {"raw": "BOOT_IMAGE=/vmlinuz ro quiet splash", "amdgpu": {}, "iommu": {}}
 GFX1032 = {"gpu.inventory": [gpu(0, "gfx1032", node=1, name="AMD Radeon RX 6650 XT")]}
 GROUPS = {"render": {"gid": 992, "members": ["u"], "in_process": False, "listed": True}, "video": None}
 DENIED = {"/dev/kfd": {"path": "/dev/kfd", "exists": True, "mode": "crw-rw----", "gid": 992, "group": "render",
@@ -61,6 +68,14 @@ CASES = [
      {"gpu.inventory": DGPU_IGPU}, {"igpu-enumerated-first": "warn"}, "also applies to the iGPU"),
     ("dgpu-first", "igpu-enumerated-first", "linux", {}, {"gpu.inventory": DGPU_IGPU[::-1]},
      {"igpu-enumerated-first": "ok"}, "RX 6800"),
+    ("igpu-first-windows", "igpu-enumerated-first", "windows", {}, {"windows.hipinfo": HIPINFO_IGPU_FIRST},
+     {"igpu-enumerated-first": "warn"}, "PowerShell (this window only): $env:HIP_VISIBLE_DEVICES = '1'"),
+    ("igpu-first-windows-cmd", "igpu-enumerated-first", "windows", {}, {"windows.hipinfo": HIPINFO_IGPU_FIRST},
+     {"igpu-enumerated-first": "warn"}, "cmd (this window only): set HIP_VISIBLE_DEVICES=1"),
+    ("igpu-first-windows-selected", "igpu-enumerated-first", "windows", {"HIP_VISIBLE_DEVICES": "1"},
+     {"windows.hipinfo": HIPINFO_IGPU_FIRST}, {"igpu-enumerated-first": "ok"}, "selects AMD Radeon RX 7900 XTX"),
+    ("igpu-first-windows-no-hipinfo", "igpu-enumerated-first", "windows", {}, {"gpu.inventory": DGPU_IGPU},
+     {"igpu-enumerated-first": "skip"}, "windows.hipinfo"),
     ("support-mi300", "gfx-support-matrix", "linux", {}, {"gpu.inventory": [gpu(0, "gfx942")],
                                                          "hip.version": {"text": "6.3.42134"}},
      {"gfx-support-matrix:0": "ok"}, "supported"),
@@ -199,8 +214,37 @@ CASES = [
     ("signature-wsl-routes", "known-error-signatures", "wsl", {},
      {"user.log": {"path": "r.log", "text": "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed"}},
      {"known-error-signatures:hsa-out-of-resources": "warn"}, "wsl-rocm-support"),
+    ("signature-windows-no-device", "known-error-signatures", "windows", {},
+     {"user.log": {"path": "hipinfo.txt", "text": NO_DEVICE}},
+     {"known-error-signatures:no-rocm-capable-device": "warn"}, "windows-gpu-not-enumerated"),
+    ("signature-linux-no-device-routes", "known-error-signatures", "linux", {},
+     {"user.log": {"path": "hipinfo.txt", "text": NO_DEVICE}},
+     {"known-error-signatures:no-rocm-capable-device": "warn"}, "torch-cuda-unavailable"),
     ("signature-none", "known-error-signatures", "linux", {}, {"torch.probe": {"stderr_tail": "all good\n"}},
      {"known-error-signatures": "ok"}, "no known error"),
+    ("power-probe-hung", "gpu-hang-power-state", "linux", {},
+     {"gpu.inventory": TWO_DGPUS, "linux.kernel_cmdline": CMDLINE, "torch.probe": {"state": "hung", "detail": "x"}},
+     {"gpu-hang-power-state": "warn"}, "amdgpu.ppfeaturemask=0xffff3fff amdgpu.runpm=0x0"),
+    ("power-log-stuck-after-code-object", "gpu-hang-power-state", "linux", {},
+     {"gpu.inventory": TWO_DGPUS + DGPU_IGPU[:1], "linux.kernel_cmdline": CMDLINE,
+      "user.log": {"path": "hang.log", "text": "start to copy from device to host\n:3:devprogram.cpp :2684: 9 us: 1: "
+                                               "[tid:0x7f] Using Code Object V5.\n\n"}},
+     {"gpu-hang-power-state": "warn"}, "stuck-after-code-object-load"),
+    ("power-collective-hang", "gpu-hang-power-state", "linux", {},
+     {"gpu.inventory": TWO_DGPUS, "linux.kernel_cmdline": CMDLINE,
+      "collectives.results": {"ran": True, "hang": {"summary": "all_reduce hung on 2 ranks"}}},
+     {"gpu-hang-power-state": "warn"}, "all_reduce hung"),
+    ("power-runpm-already-off", "gpu-hang-power-state", "linux", {},
+     {"gpu.inventory": TWO_DGPUS, "torch.probe": {"state": "hung"},
+      "linux.kernel_cmdline": {"raw": "quiet amdgpu.runpm=0x0", "amdgpu": {"runpm": "0x0"}, "iommu": {}}},
+     {"gpu-hang-power-state": "info"}, "already set"),
+    ("power-log-goes-on", "gpu-hang-power-state", "linux", {},
+     {"gpu.inventory": TWO_DGPUS, "linux.kernel_cmdline": CMDLINE,
+      "user.log": {"path": "ok.log", "text": ":3:devprogram.cpp Using Code Object V5.\nresult ok\n"}},
+     {"gpu-hang-power-state": "ok"}, "no GPU hang"),
+    ("power-one-gpu", "gpu-hang-power-state", "linux", {},
+     {"gpu.inventory": TWO_DGPUS[:1], "linux.kernel_cmdline": CMDLINE, "torch.probe": {"state": "hung"}},
+     {"gpu-hang-power-state": "skip"}, "two or more"),
 ]
 
 

@@ -68,6 +68,16 @@ def test_checks_and_explain(doctor):
     assert proc.returncode == 0 and "How to fix" in proc.stdout
 
 
+def test_explain_igpu_enumerated_first_covers_every_platform(doctor):
+    """One id for the iGPU-first problem on Linux, WSL and Windows; its doc gives both platforms' remedies."""
+    platforms = {row["id"]: row["platforms"] for row in json.loads(doctor("checks", "--json").stdout)}
+    assert platforms["igpu-enumerated-first"] == ["linux", "wsl", "windows"] and "igpu-before-dgpu" not in platforms
+    proc = doctor("explain", "igpu-enumerated-first")
+    assert proc.returncode == 0 and "How to fix" in proc.stdout
+    for remedy in ("export HIP_VISIBLE_DEVICES=1", "$env:HIP_VISIBLE_DEVICES = '1'", "set HIP_VISIBLE_DEVICES=1"):
+        assert remedy in proc.stdout
+
+
 def test_version_and_fast_commands_do_not_import_torch(tmp_path):
     import subprocess
 

@@ -252,6 +252,30 @@ def test_two_gpus_rocm_smi_and_kfd_agree():
     assert facts["gpu.inventory.disagreements"] == []
 
 
+def test_rocm_smi_csv_and_pci_join_without_bus_ids():
+    """rocm-smi's CSV has no bus or device id; the two PCI records are the same two MI100s, not two more GPUs."""
+    text = fixture("rocm-smi/linux-rhel8-2x-mi100-gfx908-showproductname-csv.txt")
+    pci = [{"slot": slot, "vendor": "0x1002", "device": "0x738c", "driver": "amdgpu"}
+           for slot in ("0000:23:00.0", "0000:43:00.0")]
+    facts = run(observations(commands={"rocm-smi-json": ran(["rocm-smi"], text)}, probes={"pci.sysfs": pci}))
+    inventory = facts["gpu.inventory"]
+    assert len(inventory) == 2
+    assert [(g["name"], g["device_id"], g["bdf"]) for g in inventory] == [
+        ("Arcturus GL-XL [AMD Instinct MI100]", "0x738c", "0000:23:00.0"),
+        ("Arcturus GL-XL [AMD Instinct MI100]", "0x738c", "0000:43:00.0")]
+    assert all(set(g["sources"]) == {"rocm-smi", "pci"} for g in inventory)
+    assert facts["gpu.inventory.disagreements"] == []
+
+
+def test_pci_device_the_runtime_does_not_list_stays_its_own_gpu():
+    """Positional joining never pairs a PCI record with a GPU another source placed on a different bus."""
+    pci = [{"slot": "0000:03:00.0", "vendor": "0x1002", "device": "0x7480"},
+           {"slot": "0000:12:00.0", "vendor": "0x1002", "device": "0x164e"}]
+    facts = run(observations(nodes={"0": "simd_count 0\n", "1": kfd_node(110002, 0x7480, 0x0300)},
+                             probes={"pci.sysfs": pci}))
+    assert [sorted(g["sources"]) for g in facts["gpu.inventory"]] == [["kfd", "pci"], ["pci"]]
+
+
 def test_cpu_agents_are_not_gpus_and_uuid_only_when_real():
     rocminfo = fixture("rocminfo/linux-rx6800-gfx1030-plus-5600g-igpu-gfx90c-padded-rocm5.4.3.txt")
     facts = run(observations(

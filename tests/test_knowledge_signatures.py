@@ -12,7 +12,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ROWS = load("error_signatures.json")["signatures"]
 CHECKS = {"gfx-not-in-torch-arch-list", "hsa-override-gfx-version", "rocm-device-access", "rocm-kernel-driver",
           "wsl-rocm-support", "rocblas-library-coverage", "hiprtc-headers-missing", "hip-runtime-mismatch",
-          "dll-shadowing", "torch-cuda-unavailable", "igpu-enumerated-first", "gpu-hang-power-state"}
+          "dll-shadowing", "torch-cuda-unavailable", "igpu-enumerated-first", "gpu-hang-power-state",
+          "windows-gpu-not-enumerated"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
@@ -49,3 +50,13 @@ def test_requires_guards_the_dll_signature():
 def test_wsl_out_of_resources_fixture_points_at_device_access():
     text = (FIXTURES / "rocminfo/wsl-rx7800xt-rocm6.4.2-no-wsl-build-out-of-resources.txt").read_text(encoding="utf-8")
     assert "rocm-device-access" in [found.check for found in signatures.match(text)]
+
+
+def test_every_signature_check_is_a_registered_check():
+    """A row may only point at (or relate to) a check that exists, so `explain <id>` and the finding are real."""
+    from rocm_doctor.engine.registry import load_registry
+
+    registered = set(load_registry(include_plugins=False).ids())
+    missing = {(row["id"], check) for row in ROWS for check in [row["check"], *row.get("related", ())]
+               if check not in registered}
+    assert not missing

@@ -371,7 +371,7 @@ def test_healthy_build_tools_with_cpp_has_no_problem():
     assert "MSVC 14.44.35207" in by_check["hiprtc-headers-missing"]["message"]
     assert "26.1.1" in by_check["amd-display-driver-missing"]["message"]
     assert by_check["vs-dev-shell-inactive"]["status"] == "info"
-    assert by_check["igpu-before-dgpu"]["status"] == "skip"
+    assert by_check["igpu-enumerated-first"]["status"] == "skip"
 
 
 def test_build_tools_without_cpp_workload():
@@ -401,7 +401,7 @@ def test_vswhere_banner_only():
 def test_igpu_listed_before_rx_7900_xtx():
     report = run_check(SNAPSHOTS / "windows-igpu-first.json")
     lead = problems(report)
-    assert lead and lead[0]["check"] == "igpu-before-dgpu"
+    assert lead and lead[0]["check"] == "igpu-enumerated-first"
     assert "AMD Radeon(TM) Graphics (gfx1036)" in lead[0]["message"]
     assert "AMD Radeon RX 7900 XTX (gfx1100) is device 1" in lead[0]["message"]
     assert "cmd (this window only): set HIP_VISIBLE_DEVICES=1" in lead[0]["remediation"]

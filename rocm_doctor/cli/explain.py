@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError, console
@@ -18,12 +20,13 @@ def command(check_id):
     if check is None:
         raise DoctorUsageError(f"unknown check id: {check_id} (see `rocm-doctor checks`)")
     doc = check_doc(check)
-    out = console()
-    out.print(f"{check.id} — {check.title}  [severity {check.severity.value}; {', '.join(p.value for p in check.platforms)}]")
-    out.print()
-    if doc is None:
-        out.print("No documentation is available for this check.")
+    header = f"{check.id} — {check.title}  [severity {check.severity.value}; {', '.join(p.value for p in check.platforms)}]"
+    if not sys.stdout.isatty():  # plain text: no need to load rich's Markdown renderer
+        click.echo(f"{header}\n\n{doc or 'No documentation is available for this check.'}")
         return
     from rich.markdown import Markdown
 
-    out.print(Markdown(doc) if out.is_terminal else doc)
+    out = console()
+    out.print(header)
+    out.print()
+    out.print(Markdown(doc) if doc else "No documentation is available for this check.")

@@ -131,13 +131,17 @@ def _path_code(shell: str, name: str, entry: str, prepend: bool) -> str:
         value = f"(@({q}) + {keep}) -join ';'" if prepend else f"{keep} -join ';'"
         return f"${{env:{name}}} = {value}"
     # POSIX sh, bash, zsh: drop every copy (exact match), then put the entry first; no empty entry is added.
+    # Every expansion is quoted (no globbing or word splitting; the entry is literal in case and %%/# patterns).
+    # `_rd` holds ":" + entries + ":", or a lone ":" for no entries, so a user's single empty entry (PATH=":/x")
+    # survives the removal as "::" and is kept, as pathlist.py keeps it.
     drop = (
-        f'_rd_e={q}; _rd=":${{{name}}}:"; '
+        f'_rd_e={q}; _rd=":${{{name}}}:"; [ -n "${{{name}}}" ] || _rd=:; '
         f'while case "$_rd" in *:"$_rd_e":*) true;; *) false;; esac; do '
-        f'_rd="${{_rd%%:"$_rd_e":*}}:${{_rd#*:"$_rd_e":}}"; done; _rd="${{_rd#:}}"; _rd="${{_rd%:}}"; '
+        f'_rd="${{_rd%%:"$_rd_e":*}}:${{_rd#*:"$_rd_e":}}"; done; '
+        f'if [ "$_rd" = : ]; then _rd_n=; else _rd_n=1; _rd="${{_rd#:}}"; _rd="${{_rd%:}}"; fi; '
     )
-    value = '"$_rd_e${_rd:+:$_rd}"' if prepend else '"$_rd"'
-    return f"{drop}export {name}={value}; unset _rd _rd_e"
+    value = '"$_rd_e${_rd_n:+:$_rd}"' if prepend else '"${_rd_n:+$_rd}"'
+    return f"{drop}export {name}={value}; unset _rd _rd_e _rd_n"
 
 
 # ---- manual commands (print-only steps, and doing it by hand) ---------------------------------------------------

@@ -3,7 +3,8 @@
 Sources, hardware truth first: KFD sysfs and amd-smi/rocm-smi (they read the kernel's gfx_target_version), then
 rocminfo and torch (they go through the HSA runtime, so HSA_OVERRIDE_GFX_VERSION changes what they report), then
 PCI (presence only). CPU agents and NPUs are not GPUs. Records are joined on the KFD node, then the PCI bus, then a
-device id unique on both sides, then position when both lists have the same length.
+device id unique on both sides, then position when both lists have the same length (PCI only onto GPUs that no
+source placed on a bus, such as rocm-smi's CSV rows).
 """
 
 from __future__ import annotations
@@ -91,14 +92,22 @@ def _merge(sources: list[tuple[str, list[dict]]]) -> list[dict]:
                 unmatched.append(entry)
             else:
                 _absorb(record, source, entry)
-        positional = len(entries) == len(records) and source != "pci"
         free = [r for r in records if source not in r["sources"]]
+        positional = len(entries) == len(records) and (source != "pci" or _unplaced(free, unmatched))
         for entry in unmatched:
             if positional and free:
                 _absorb(free.pop(0), source, entry)
             else:
                 records.append(_absorb({"sources": {}, "said": {}}, source, entry))
     return records
+
+
+def _unplaced(free: list[dict], entries: list[dict]) -> bool:
+    """PCI (presence only) joins by position only GPUs no source gave a bus, whose device id, when known, a PCI
+    record shares: the other source listed the same GPUs without saying where. Otherwise a PCI device that is not
+    joined on its bus is a GPU of its own (one the runtime does not list)."""
+    ids = {e.get("device_id") for e in entries}
+    return all(r.get("bus") is None and r.get("device_id") in (None, *ids) for r in free)
 
 
 def _absorb(record: dict, source: str, entry: dict) -> dict:

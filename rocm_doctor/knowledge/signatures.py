@@ -23,13 +23,15 @@ def _compiled() -> tuple:
 
 
 def match(text: str) -> list[SignatureMatch]:
-    """Every signature found in `text` (first matching line each), in table order."""
+    """Every signature found in `text` (first matching line each), in table order. A row with "at_end" matches
+    only the last non-blank line: a log that stops right there (a hang) is the signal, not the line itself."""
     lines = (text or "").splitlines()
+    last = [line for line in lines if line.strip()][-1:]
     found = []
     for row, pattern, requires in _compiled():
         if requires is not None and not requires.search(text or ""):
             continue
-        line = next((line for line in lines if pattern.search(line)), None)
+        line = next((line for line in (last if row.get("at_end") else lines) if pattern.search(line)), None)
         if line is not None:
             found.append(SignatureMatch(row["id"], row["meaning"], row["check"], line.strip()))
     return found

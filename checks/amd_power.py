@@ -1,0 +1,80 @@
+"""Linux, several AMD GPUs: GPU work hung while amdgpu runtime power management is on. A GPU that does not wake from
+its idle power state hangs the first kernel or copy on it (ROCm/ROCm#2418, fixed by `amdgpu.runpm=0`)."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.fix import steps as S
+from rocm_doctor.knowledge import signatures
+
+from rocm_doctor.checks.amd_common import gpus, integrated
+from rocm_doctor.checks.amd_signatures import texts
+
+PARAMS = "amdgpu.ppfeaturemask=0xffff3fff amdgpu.runpm=0x0"  # the fix confirmed in ROCm/ROCm#2418
+
+
+def runpm_off(cmdline: dict) -> bool:
+    """True when the kernel command line sets amdgpu.runpm=0 (any integer spelling: 0, 0x0)."""
+    value = ((cmdline or {}).get("amdgpu") or {}).get("runpm")
+    try:
+        return value is not None and int(str(value), 0) == 0
+    except ValueError:
+        return False
+
+
+def hang_evidence(facts, check_id: str) -> list[str]:
+    """What says GPU work hung: the torch probe, a collective, or a known hang signature in torch's output or a log."""
+    out = []
+    probe = facts.get("torch.probe") or {}
+    if probe.get("state") == "hung":
+        out.append(f"torch probe hung: {probe.get('detail') or 'no answer'}")
+    collectives = facts.get("collectives.results")
+    if collectives is None:
+        collectives = facts.observations.probes.get("collectives")
+    if isinstance(collectives, dict) and collectives.get("hang"):
+        out.append(f"collective hang: {collectives['hang'].get('summary') or 'the ranks stopped'}")
+    for where, text in texts(facts):
+        out += [f"{where}: {m.line[:240]} ({m.id})" for m in signatures.match(text) if m.check == check_id]
+    return out
+
+
+class GpuHangPowerState(Check):
+    id = "gpu-hang-power-state"
+    title = "GPU work on a multi-GPU machine does not hang on a GPU stuck in its idle power state"
+    area = "amd"
+    severity = Severity.HIGH
+    platforms = (Platform.LINUX,)
+    requires = ("gpu.inventory", "linux.kernel_cmdline")
+
+    def run(self, facts):
+        found = gpus(facts)
+        if len(found) < 2 or all(integrated(g) for g in found):
+            return self.skip(f"needs two or more AMD GPUs, one of them discrete (found {len(found)})")
+        hangs = hang_evidence(facts, self.id)
+        if not hangs:
+            return self.ok(f"no GPU hang seen ({len(found)} AMD GPUs)")
+        cmdline = facts["linux.kernel_cmdline"] or {}
+        amdgpu = cmdline.get("amdgpu") or {}
+        evidence = hangs + [f"/proc/cmdline amdgpu parameters: "
+                            + (" ".join(f"amdgpu.{k}={v}" for k, v in amdgpu.items()) or "(none)")]
+        if runpm_off(cmdline):
+            return self.info(f"GPU work hung, but amdgpu.runpm=0 is already set: not the idle power state; see the "
+                             "other findings (collective-hang, iommu-multi-gpu-hang-risk, gpu-kernel-hang)",
+                             evidence=evidence)
+        finding = self.warn(
+            f"GPU work hung on a machine with {len(found)} AMD GPUs and amdgpu runtime power management on (no "
+            "amdgpu.runpm=0 on the kernel command line): a GPU that does not wake from its idle power state hangs "
+            "the first kernel or copy on it (ROCm/ROCm#2418).",
+            evidence=evidence,
+            remediation=[f"Add `{PARAMS}` to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run `sudo update-grub` "
+                         "(Fedora/RHEL: `sudo grub2-mkconfig -o /boot/grub2/grub.cfg`), reboot, and confirm with "
+                         "`cat /proc/cmdline`.",
+                         "If it still hangs: `sudo dmesg | grep -i amdgpu`, and see iommu-multi-gpu-hang-risk."],
+            data={"hangs": hangs, "amdgpu": amdgpu})
+        return self.with_fix(
+            finding,
+            S.run_command(["sudo", "sed", "-i", f's/^GRUB_CMDLINE_LINUX_DEFAULT="/&{PARAMS} /', "/etc/default/grub"],
+                          description=f"add {PARAMS} to the kernel command line (/etc/default/grub)",
+                          needs_admin=True, note="keep idle GPUs from failing to wake (ROCm/ROCm#2418)"),
+            S.run_command(["sudo", "update-grub"], description="regenerate the GRUB configuration, then reboot",
+                          needs_admin=True, then=S.AFTER_REBOOT, note="the kernel parameters apply after a reboot"))
