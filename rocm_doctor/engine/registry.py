@@ -4,14 +4,13 @@ group. Nothing registers itself on import; a plugin that fails to load is report
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import pkgutil
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Iterable, Optional
 
 from rocm_doctor.engine.model import Check
+from rocm_doctor.engine.modules import import_public_modules
 
 ENTRY_POINT_GROUP = "rocm_doctor.checks"
 
@@ -48,14 +47,6 @@ def _checks_in_module(module) -> list[type[Check]]:
     return sorted(found, key=lambda c: c.id)
 
 
-def builtin_modules() -> list[str]:
-    import rocm_doctor.checks as package
-
-    return sorted(
-        f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")
-    )
-
-
 def _entry_points() -> Iterable:
     from importlib import metadata
 
@@ -67,11 +58,14 @@ def _entry_points() -> Iterable:
 
 def load_registry(include_plugins: bool = True) -> Registry:
     registry = Registry()
-    for name in builtin_modules():
-        try:
-            registry.checks.extend(_checks_in_module(importlib.import_module(name)))
-        except Exception as exc:  # a broken built-in must not take the others down
-            registry.problems.append(LoadProblem(source=name, error=f"{type(exc).__name__}: {exc}", builtin=True))
+    import rocm_doctor.checks as package
+
+    failures: dict[str, str] = {}  # a broken built-in must not take the others down
+    for module in import_public_modules(package.__name__, package.__path__, failures):
+        registry.checks.extend(_checks_in_module(module))
+    for name, text in failures.items():
+        error = text.strip().splitlines()[-1]
+        registry.problems.append(LoadProblem(source=f"{package.__name__}.{name}", error=error, builtin=True))
     if include_plugins:
         for ep in _entry_points():
             source = f"entry point {ep.name} = {ep.value}"

@@ -7,28 +7,17 @@ they run the same on a live machine and on a replayed snapshot. One that raises 
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import traceback
 from types import ModuleType
 
+from rocm_doctor.engine.modules import import_public_modules
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 
 
 def interpreter_modules(failures: dict[str, str]) -> list[ModuleType]:
     """Every interpreter module, in ORDER; one that cannot be imported is noted in `failures`."""
-    modules = []
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        try:
-            module = importlib.import_module(f"{__name__}.{info.name}")
-        except Exception:
-            failures[info.name] = traceback.format_exc(limit=6)
-            continue
-        if hasattr(module, "interpret"):
-            modules.append(module)
+    modules = [m for m in import_public_modules(__name__, __path__, failures) if hasattr(m, "interpret")]
     return sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
 
 

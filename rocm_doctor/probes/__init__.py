@@ -7,11 +7,10 @@ Every command goes through the runner with a timeout, so the whole collection is
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 
+from rocm_doctor.engine.modules import import_public_modules
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.probes._base import ProbeContext, Recorder
 from rocm_doctor.probes._platform import describe_platform
@@ -19,19 +18,11 @@ from rocm_doctor.probes._platform import describe_platform
 
 def probe_modules(platform_os: str, failures: dict[str, str]) -> list:
     """The probe modules for this platform; one that cannot be imported is noted in `failures`."""
-    modules = []
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        try:
-            module = importlib.import_module(f"{__name__}.{info.name}")
-        except Exception:
-            failures[info.name] = traceback.format_exc(limit=6)
-            continue
-        platforms = getattr(module, "PLATFORMS", None)
-        if hasattr(module, "collect") and (platforms is None or platform_os in platforms):
-            modules.append(module)
-    return modules
+    return [
+        module
+        for module in import_public_modules(__name__, __path__, failures)
+        if hasattr(module, "collect") and platform_os in getattr(module, "PLATFORMS", (platform_os,))
+    ]
 
 
 def collect(context: ProbeContext) -> Observations:
