@@ -60,7 +60,7 @@ def main():
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     ms = timed(lambda: torch.mm(a, b))
     print(f"bf16 mm {n}x{n}x{n}: {ms:.3f} ms  {2 * n ** 3 / (ms * 1e-3) / 1e12:.1f} TFLOP/s")
-    del a, b
+    a = b = None  # release them before the copy test
     torch.cuda.empty_cache()
     nbytes = int(args.copy_gib * (1 << 30)) // 4 * 4
     src = torch.ones(nbytes // 4, device="cuda", dtype=torch.float32)

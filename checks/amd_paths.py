@@ -61,7 +61,7 @@ class RocmPaths(Check):
                     f"{variable}={value} does not exist: builds and tools that read it (hipcc, CMake, "
                     "torch extensions) look for ROCm in the wrong place.", subject=variable,
                     evidence=[f"{variable}={value}"],
-                    remediation=[f"Point it at the install you use (e.g. /opt/rocm) or unset it:",
+                    remediation=["Point it at the install you use (e.g. /opt/rocm) or unset it:",
                                  *set_lines(facts, variable, "/opt/rocm")]))
         return findings
 

@@ -55,10 +55,10 @@ class GpuHangPowerState(Check):
             return self.ok(f"no GPU hang seen ({len(found)} AMD GPUs)")
         cmdline = facts["linux.kernel_cmdline"] or {}
         amdgpu = cmdline.get("amdgpu") or {}
-        evidence = hangs + [f"/proc/cmdline amdgpu parameters: "
+        evidence = hangs + ["/proc/cmdline amdgpu parameters: "
                             + (" ".join(f"amdgpu.{k}={v}" for k, v in amdgpu.items()) or "(none)")]
         if runpm_off(cmdline):
-            return self.info(f"GPU work hung, but amdgpu.runpm=0 is already set: not the idle power state; see the "
+            return self.info("GPU work hung, but amdgpu.runpm=0 is already set: not the idle power state; see the "
                              "other findings (collective-hang, iommu-multi-gpu-hang-risk, gpu-kernel-hang)",
                              evidence=evidence)
         finding = self.warn(

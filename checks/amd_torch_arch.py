@@ -33,7 +33,7 @@ def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list[str], list]
                       + wheels.pip_install_command(python, family["index"]))
     multi = wheels.therock_multi_arch(gfx)
     if multi and not family:
-        advice.append(f"AMD's TheRock multi-arch wheels: "
+        advice.append("AMD's TheRock multi-arch wheels: "
                       + wheels.pip_install_command(python, multi["index"], packages=f"'{multi['torch']}'"))
     value = overrides.recommended(gfx) if facts.os != "windows" else None
     if value and (archs is None or covered(archs, overrides.target_of(value))):

@@ -30,15 +30,20 @@ def _results(facts):
 
 
 class _CollectivesCheck(Check):
+    """Skips when the collectives did not run; otherwise `judge(facts, results)` gives the verdict."""
+
     area = "multi-gpu"
 
-    def results_or_skip(self, facts):
+    def run(self, facts):
         results = _results(facts)
         if results is None:
-            return None, self.skip(NOT_RUN)
+            return self.skip(NOT_RUN)
         if not results.get("ran"):
-            return None, self.skip(f"the collectives did not run: {results.get('detail')}")
-        return results, None
+            return self.skip(f"the collectives did not run: {results.get('detail')}")
+        return self.judge(facts, results)
+
+    def judge(self, facts, results):  # pragma: no cover - abstract
+        raise NotImplementedError
 
     @staticmethod
     def where(results) -> str:
@@ -51,10 +56,7 @@ class CollectiveHang(_CollectivesCheck):
     title = "Collectives across the GPUs complete"
     severity = Severity.CRITICAL
 
-    def run(self, facts):
-        results, skip = self.results_or_skip(facts)
-        if skip:
-            return skip
+    def judge(self, facts, results):
         hang = results.get("hang")
         if hang:
             evidence = [f"rank {rank}: {text}" for rank, text in (hang.get("ranks") or {}).items()]
@@ -93,10 +95,7 @@ class CollectiveWrongResult(_CollectivesCheck):
     title = "Collectives return the right data"
     severity = Severity.CRITICAL
 
-    def run(self, facts):
-        results, skip = self.results_or_skip(facts)
-        if skip:
-            return skip
+    def judge(self, facts, results):
         bad = [r for r in results.get("results") or [] if r.get("correct") is False]
         random = results.get("random_check") or {}
         evidence = []
@@ -133,10 +132,7 @@ class CollectiveBandwidthLow(_CollectivesCheck):
     title = "Collective and peer-copy bandwidth reach what the interconnect should do"
     severity = Severity.HIGH
 
-    def run(self, facts):
-        results, skip = self.results_or_skip(facts)
-        if skip:
-            return skip
+    def judge(self, facts, results):
         if results.get("device") != "cuda":
             return self.skip("bandwidth is only judged on GPUs (this run used the CPU)")
         names = [d.get("name") for d in results.get("devices") or []]

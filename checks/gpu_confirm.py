@@ -38,6 +38,25 @@ def _first_line(text) -> str:
     return ""
 
 
+def _with_outcome(stage, outcome) -> list:
+    return [r for r in _results(stage) if r.get("outcome") == outcome]
+
+
+class _KernelStageCheck(Check):
+    """Skips when the kernel stage did not run; otherwise `judge(stage)` gives the verdict."""
+
+    area = "gpu"
+
+    def run(self, facts):
+        stage = _stage(facts)
+        if stage is None:
+            return self.skip(NOT_RUN)
+        return self.judge(stage)
+
+    def judge(self, stage):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
 def _signature_evidence(records) -> list[str]:
     lines = []
     for record in records:
@@ -59,16 +78,12 @@ def _signature_remediation(records) -> list[str]:
     return [f"See `rocm-doctor explain {check}`: the kernel failure confirms that problem." for check in checks]
 
 
-class GpuKernelsFailed(Check):
+class GpuKernelsFailed(_KernelStageCheck):
     id = "gpu-kernels-failed"
     title = "Operator kernels run on the GPU without errors"
-    area = "gpu"
     severity = Severity.HIGH
 
-    def run(self, facts):
-        stage = _stage(facts)
-        if stage is None:
-            return self.skip(NOT_RUN)
+    def judge(self, stage):
         suite = stage.get("suite") or {}
         fatal = suite.get("fatal")
         if fatal:
@@ -81,7 +96,7 @@ class GpuKernelsFailed(Check):
                 data={"fatal": fatal},
             )
         results = _results(stage)
-        errors = [r for r in results if r.get("outcome") == "error"]
+        errors = _with_outcome(stage, "error")
         counts = suite.get("counts") or {}
         if errors:
             evidence = [f"{r['case']} [{r.get('category')}]: {_first_line(r.get('error'))}" for r in errors[:12]]
@@ -109,17 +124,13 @@ class GpuKernelsFailed(Check):
         )
 
 
-class GpuKernelsWrongResult(Check):
+class GpuKernelsWrongResult(_KernelStageCheck):
     id = "gpu-kernels-wrong-result"
     title = "Operator kernels on the GPU agree with a float64 CPU reference"
-    area = "gpu"
     severity = Severity.CRITICAL
 
-    def run(self, facts):
-        stage = _stage(facts)
-        if stage is None:
-            return self.skip(NOT_RUN)
-        wrong = [r for r in _results(stage) if r.get("outcome") == "wrong"]
+    def judge(self, stage):
+        wrong = _with_outcome(stage, "wrong")
         if not wrong:
             return self.ok("every kernel that ran matched the CPU reference within its dtype's tolerance")
         evidence = [
@@ -141,17 +152,13 @@ class GpuKernelsWrongResult(Check):
         )
 
 
-class GpuKernelCrash(Check):
+class GpuKernelCrash(_KernelStageCheck):
     id = "gpu-kernel-crash"
     title = "No operator kernel crashes the process"
-    area = "gpu"
     severity = Severity.CRITICAL
 
-    def run(self, facts):
-        stage = _stage(facts)
-        if stage is None:
-            return self.skip(NOT_RUN)
-        crashed = [r for r in _results(stage) if r.get("outcome") == "crashed"]
+    def judge(self, stage):
+        crashed = _with_outcome(stage, "crashed")
         if not crashed:
             return self.ok("no kernel crashed its process")
         evidence = []
@@ -171,17 +178,13 @@ class GpuKernelCrash(Check):
         )
 
 
-class GpuKernelHang(Check):
+class GpuKernelHang(_KernelStageCheck):
     id = "gpu-kernel-hang"
     title = "No operator kernel hangs"
-    area = "gpu"
     severity = Severity.CRITICAL
 
-    def run(self, facts):
-        stage = _stage(facts)
-        if stage is None:
-            return self.skip(NOT_RUN)
-        hung = [r for r in _results(stage) if r.get("outcome") == "hung"]
+    def judge(self, stage):
+        hung = _with_outcome(stage, "hung")
         if not hung:
             return self.ok("no kernel hung")
         return self.fail(
@@ -195,16 +198,12 @@ class GpuKernelHang(Check):
         )
 
 
-class SdpaMathFallback(Check):
+class SdpaMathFallback(_KernelStageCheck):
     id = "sdpa-math-fallback"
     title = "scaled_dot_product_attention has a fused backend on this GPU"
-    area = "gpu"
     severity = Severity.MEDIUM
 
-    def run(self, facts):
-        stage = _stage(facts)
-        if stage is None:
-            return self.skip(NOT_RUN)
+    def judge(self, stage):
         sdpa = [r for r in _results(stage) if r.get("category") == "sdpa"]
         if not sdpa:
             return self.skip("the SDPA cases were not selected")
@@ -245,17 +244,13 @@ class SdpaMathFallback(Check):
         )
 
 
-class HsaOverrideKernelsFail(Check):
+class HsaOverrideKernelsFail(_KernelStageCheck):
     id = "hsa-override-kernels-fail"
     title = "Core kernels run with the current HSA_OVERRIDE_GFX_VERSION setting"
-    area = "gpu"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)
 
-    def run(self, facts):
-        stage = _stage(facts)
-        if stage is None:
-            return self.skip(NOT_RUN)
+    def judge(self, stage):
         result = stage.get("override_ab") or {}
         if not result.get("variants"):
             return self.skip(result.get("reason") or "the override A/B did not run")

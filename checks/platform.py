@@ -54,7 +54,7 @@ class TargetPython(Check):
         if version < OLDEST_PYTHON:
             return self.fail(
                 f"Python {version} at {where} is older than any current PyTorch wheel supports.",
-                remediation=[f"Create a new environment with Python 3.10-3.12 and install torch there."],
+                remediation=["Create a new environment with Python 3.10-3.12 and install torch there."],
                 evidence=[f"interpreter: {target.get('python')}"],
             )
         return self.ok(f"Python {version} at {where}")

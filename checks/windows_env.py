@@ -4,10 +4,15 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.windows import paths, remedy
+from rocm_doctor.windows import remedy
 from rocm_doctor.windows.envscopes import SETX_LIMIT, conflicts, stale
 
 WINDOWS = (Platform.WINDOWS,)
+
+
+class _WindowsEnvCheck(Check):
+    area = "windows-env"
+    platforms = WINDOWS
 
 
 def _scopes(facts):
@@ -15,12 +20,10 @@ def _scopes(facts):
     return scopes.get("process") or {}, scopes.get("user"), scopes.get("machine")
 
 
-class EnvScopeConflict(Check):
+class EnvScopeConflict(_WindowsEnvCheck):
     id = "env-scope-conflict"
     title = "GPU variables agree between the User and Machine scopes"
-    area = "windows-env"
     severity = Severity.MEDIUM
-    platforms = WINDOWS
     requires = ("windows.env.scopes",)
 
     def run(self, facts):
@@ -39,9 +42,9 @@ class EnvScopeConflict(Check):
                     evidence=[f"Machine {name} = {item['machine']}", f"User {name} = {item['user']}",
                               f"this shell: {name} = {process.get(name.upper())}"],
                     remediation=[
-                        f"Keep one. To use the Machine value, delete the User copy:",
+                        "Keep one. To use the Machine value, delete the User copy:",
                         *remedy.unset_var(name, "user"),
-                        f"Or, to keep the User value, delete the Machine copy:",
+                        "Or, to keep the User value, delete the Machine copy:",
                         *remedy.unset_var(name, "machine"),
                         remedy.new_shell(),
                     ],
@@ -51,12 +54,10 @@ class EnvScopeConflict(Check):
         return out
 
 
-class EnvSetButShellStale(Check):
+class EnvSetButShellStale(_WindowsEnvCheck):
     id = "env-set-but-shell-stale"
     title = "This shell has the environment the registry says it should"
-    area = "windows-env"
     severity = Severity.MEDIUM
-    platforms = WINDOWS
     requires = ("windows.env.scopes",)
 
     def run(self, facts):
@@ -100,12 +101,10 @@ class EnvSetButShellStale(Check):
         return out
 
 
-class PathTooLongForSetx(Check):
+class PathTooLongForSetx(_WindowsEnvCheck):
     id = "path-too-long-for-setx"
     title = "PATH fits setx's 1024-character limit (or was not cut by it)"
-    area = "windows-env"
     severity = Severity.MEDIUM
-    platforms = WINDOWS
     requires = ("windows.path",)
 
     def run(self, facts):
@@ -152,12 +151,10 @@ class PathTooLongForSetx(Check):
         return out or self.ok(f"User and Machine PATH are under {SETX_LIMIT} characters ({lengths})")
 
 
-class PathEntriesMissing(Check):
+class PathEntriesMissing(_WindowsEnvCheck):
     id = "path-entries-missing"
     title = "Every PATH folder exists"
-    area = "windows-env"
     severity = Severity.LOW
-    platforms = WINDOWS
     requires = ("windows.path",)
 
     def run(self, facts):
@@ -185,12 +182,10 @@ class PathEntriesMissing(Check):
         )
 
 
-class HsaOverrideOnWindows(Check):
+class HsaOverrideOnWindows(_WindowsEnvCheck):
     id = "hsa-override-on-windows"
     title = "HSA_OVERRIDE_GFX_VERSION is not relied on (Windows ignores it)"
-    area = "windows-env"
     severity = Severity.MEDIUM
-    platforms = WINDOWS
     requires = ("windows.env.scopes",)
     docs = ("https://github.com/ROCm/TheRock/issues/1719", "https://github.com/ROCm/ROCm/issues/2654")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 
 try:
-    import torch  # noqa: F401  (only to know whether the CPU runs can happen; the doctor itself never imports it)
+    importlib.import_module("torch")  # only to know whether the CPU runs can happen; the doctor never imports it
 
     HAVE_TORCH = True
 except Exception:  # pragma: no cover

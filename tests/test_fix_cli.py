@@ -8,7 +8,6 @@ verification child process.
 import json
 import os
 import sys
-import textwrap
 
 import pytest
 from click.testing import CliRunner

@@ -8,7 +8,6 @@ layout). The torch child's and WMI's outputs are recorded as they would be on Wi
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 import tempfile

@@ -32,12 +32,13 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
 @torch_timeout_option
 @command_timeout_option
 def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
-            command_timeout, log_file, collectives=False):
+            command_timeout, log_file, collectives):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
     from rocm_doctor.probes._target import TargetError
+    from rocm_doctor.stages import StageChoice, run_stages
 
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
@@ -45,21 +46,13 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
                       command_timeout_s=command_timeout, online=online,
                       log=read_log(log_file) if log_file is not None else None)
     try:
-        report, _facts = diagnose(options)
+        report, facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
-    if not no_gpu and from_file is None:  # confirm stage: GPU kernels in child processes (rocm_doctor.gpu.kernels)
-        from rocm_doctor.gpu.kernels.stage import run_in_check
-
-        run_in_check(report, _facts, only=only, skip=skip)
-    if bench or from_file is not None:  # measure stage; a replay re-judges benchmark results the snapshot carries
-        from rocm_doctor.cli.bench import attach_bench
-
-        attach_bench(report, _facts, run=bench and from_file is None, show_progress=not as_json)
-    if collectives and from_file is None:  # several GPUs: collectives + peer access (rocm_doctor.distributed)
-        from rocm_doctor.distributed.stage import run_stage
-
-        report.stages["collectives"], report.findings = run_stage(_facts, report.findings, show_progress=not as_json)
+    run_stages(report, facts, StageChoice(
+        kernels=not no_gpu, bench=bench, collectives=collectives, replay=from_file is not None,
+        show_progress=not as_json, only=only, skip=skip,
+    ))
 
     if as_json:
         from rocm_doctor.report.json_report import render

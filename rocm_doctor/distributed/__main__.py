@@ -88,7 +88,6 @@ def nvidia_driver() -> Optional[str]:
 def diagnose_node(args) -> tuple[dict, dict]:
     """(report dict, summary) of this node."""
     from rocm_doctor.diagnose import Options, diagnose
-    from rocm_doctor.distributed.fleet import summarize
 
     report, facts = diagnose(Options(python=args.python, torch_timeout_s=args.torch_timeout))
     return report, facts

@@ -18,7 +18,6 @@ When a watchdog fires every remaining child is killed and the reason is recorded
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys

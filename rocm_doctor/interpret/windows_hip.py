@@ -3,13 +3,13 @@ list, the AMD display driver (registry + the pci probe's WMI adapters) and TheRo
 
 from __future__ import annotations
 
-import json
 import re
 
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.hipinfo import parse_hipinfo
+from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
 from rocm_doctor.parsers.wmi_video import parse_video_controllers
 from rocm_doctor.probes.windows_hip import HIPINFO_COMMAND_KEY, SDK_COMMAND_KEY, rocm_root
 from rocm_doctor.windows import paths
@@ -44,7 +44,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
     facts.set("windows.driver", driver_fact(seen, observations))
 
     sdk = observations.command(SDK_COMMAND_KEY)
-    info = _json(sdk.stdout) if sdk is not None else {}
+    info = parse_rocm_sdk(sdk.stdout) if sdk is not None else {}
     if sdk is None:
         facts.set_missing("windows.rocm_sdk", "the rocm-sdk package probe did not run")
     elif not info:
@@ -53,18 +53,6 @@ def interpret(observations: Observations, facts: Facts) -> None:
         packages = info.get("packages") or {}
         info["therock"] = any(name.startswith("rocm-sdk") or name == "rocm" for name in packages)
         facts.set("windows.rocm_sdk", info)
-
-
-def _json(text):
-    for line in reversed((text or "").splitlines()):
-        if line.strip().startswith("{"):
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                return value
-    return {}
 
 
 def hip_path_fact(seen: Seen, env) -> dict:

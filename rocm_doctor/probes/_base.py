@@ -5,13 +5,47 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from rocm_doctor.engine import runner
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts.observations import FileRecord, Observations
 
 FILE_CAP = 1_000_000
+
+# A failed read is recorded in these words; any other failure as "<type>: <message>".
+_OS_ERROR_WORDS = (
+    (FileNotFoundError, "not found"),
+    (PermissionError, "permission denied"),
+    (NotADirectoryError, "not a directory"),
+    (IsADirectoryError, "is a directory"),
+)
+
+
+def os_error_text(exc: BaseException) -> str:
+    """The error text a record keeps for a failed read of the machine."""
+    for kind, words in _OS_ERROR_WORDS:
+        if isinstance(exc, kind):
+            return words
+    return f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def record_os_error(
+    record: FileRecord,
+    exc: BaseException,
+    exists_when: tuple[type[BaseException], ...],
+    otherwise_exists: Optional[Callable[[], bool]] = None,
+    text: Optional[str] = None,
+) -> FileRecord:
+    """Turn a failed read into the record's error (`text`, else os_error_text). `exists_when`: the failures that
+    show the path is there (no permission, wrong kind); for one that says nothing either way (not "not found"),
+    `otherwise_exists()`."""
+    record.error = text or os_error_text(exc)
+    if isinstance(exc, exists_when):
+        record.exists = True
+    elif otherwise_exists is not None and not isinstance(exc, FileNotFoundError):
+        record.exists = otherwise_exists()
+    return record
 
 
 @dataclass
@@ -53,17 +87,8 @@ class Recorder:
             record.exists = True
             record.truncated = len(raw) > cap
             record.content = raw[:cap].decode("utf-8", errors="replace")
-        except FileNotFoundError:
-            record.error = "not found"
-        except IsADirectoryError:
-            record.exists = True
-            record.error = "is a directory"
-        except PermissionError:
-            record.exists = True
-            record.error = "permission denied"
         except OSError as exc:
-            record.exists = Path(path).exists()
-            record.error = f"{type(exc).__name__}: {exc.strerror or exc}"
+            record_os_error(record, exc, (IsADirectoryError, PermissionError), lambda: Path(path).exists())
         self.observations.add_file(record)
         return record
 
@@ -72,16 +97,8 @@ class Recorder:
         try:
             record.entries = sorted(os.listdir(path))
             record.exists = True
-        except FileNotFoundError:
-            record.error = "not found"
-        except NotADirectoryError:
-            record.exists = True
-            record.error = "not a directory"
-        except PermissionError:
-            record.exists = True
-            record.error = "permission denied"
         except OSError as exc:
-            record.error = f"{type(exc).__name__}: {exc.strerror or exc}"
+            record_os_error(record, exc, (NotADirectoryError, PermissionError))
         self.observations.add_file(record)
         return record
 

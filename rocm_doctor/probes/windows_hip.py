@@ -5,11 +5,11 @@ WINDOWS-ONLY probe; the WMI adapter list comes from the pci probe ("wmi-video-co
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 from rocm_doctor.engine.child import child_env
+from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.windows import paths
 from rocm_doctor.windows.host import (
@@ -56,7 +56,7 @@ def collect(recorder: Recorder, host: Optional[WindowsHost] = None) -> None:
     sdk = win.command(
         SDK_COMMAND_KEY, [recorder.context.python, str(SDK_CHILD)], timeout=30, env=child_env(recorder.context.env)
     )
-    sdk_info = _json(sdk.stdout)
+    sdk_info = parse_rocm_sdk(sdk.stdout)  # steers the scans below; the interpreter parses it again
     bins = []
     if sdk_info.get("torch_dir"):
         bins.append(paths.join(sdk_info["torch_dir"], "lib"))
@@ -96,19 +96,6 @@ def collect(recorder: Recorder, host: Optional[WindowsHost] = None) -> None:
         if sub.isdigit():
             for name in DRIVER_VALUES:
                 win.registry_value(DISPLAY_CLASS_KEY[0], f"{DISPLAY_CLASS_KEY[1]}\\{sub}", name)
-
-
-def _json(text: str) -> dict:
-    for line in reversed((text or "").splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                return value
-    return {}
 
 
 def _version_key(name: str) -> tuple:

@@ -17,7 +17,7 @@ from typing import Mapping, Optional, Sequence
 
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts.observations import FileRecord
-from rocm_doctor.probes._base import Recorder
+from rocm_doctor.probes._base import Recorder, os_error_text, record_os_error
 from rocm_doctor.windows.host import RegistryKeyMissing, WindowsHost
 
 REGISTRY_PREFIX = "windows.registry."
@@ -25,13 +25,7 @@ DIR_SCAN_PREFIX = "windows.dir_scan."
 
 
 def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, RegistryKeyMissing) or isinstance(exc, FileNotFoundError):
-        return "not found"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, NotADirectoryError):
-        return "not a directory"
-    return f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+    return "not found" if isinstance(exc, RegistryKeyMissing) else os_error_text(exc)
 
 
 class WindowsRecorder:
@@ -110,14 +104,8 @@ class WindowsRecorder:
         try:
             record.entries = sorted(self.host.list_dir(path))
             record.exists = True
-        except NotADirectoryError:
-            record.exists = True
-            record.error = "not a directory"
-        except PermissionError:
-            record.exists = True
-            record.error = "permission denied"
         except Exception as exc:  # noqa: BLE001
-            record.error = _error_text(exc)
+            record_os_error(record, exc, (NotADirectoryError, PermissionError), text=_error_text(exc))
         self.recorder.observations.add_file(record)
         return record
 

@@ -638,7 +638,6 @@ class Decoder:
 
 def profile_decode(ctx, model, token, pos, steps):
     """Device-busy time, kernel count and the top operators per decoded token, from torch.profiler."""
-    torch = ctx.torch
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU]
@@ -772,24 +771,23 @@ def section_reference(ctx, params):
     torch = ctx.torch
     n = int(params.get("mm_n", 8192))
     nbytes = int(params.get("copy_bytes", GIB))
-    method, bench = "events" if ctx.is_cuda else "perf_counter", None
+    method, do_bench = "events" if ctx.is_cuda else "perf_counter", None
     if ctx.is_cuda:
         try:
             from triton.testing import do_bench
 
-            def bench(fn):
-                try:
-                    return float(do_bench(fn, warmup=25, rep=100, return_mode="median"))
-                except TypeError:  # older triton has no return_mode
-                    return float(do_bench(fn, warmup=25, rep=100))
-
             method = "triton.testing.do_bench"
         except Exception as exc:
             emit("reference_note", note="triton not usable, falling back to events: " + error_text(exc))
-            bench = None
-    if bench is None:
-        def bench(fn):
+            do_bench = None
+
+    def bench(fn):
+        if do_bench is None:
             return measure(ctx, fn, rep_ms=100.0)["median_ms"]
+        try:
+            return float(do_bench(fn, warmup=25, rep=100, return_mode="median"))
+        except TypeError:  # older triton has no return_mode
+            return float(do_bench(fn, warmup=25, rep=100))
 
     dtype = torch.bfloat16
     a = torch.randn(n, n, device=ctx.device, dtype=dtype)

@@ -175,7 +175,6 @@ def _addmm(ctx):
 
 
 def _linear_fwd_bwd(ctx):
-    torch = ctx.torch
     F = ctx.F
     x, w, b, g = ctx.randn(64, 256), ctx.randn(384, 256, scale=0.1), ctx.randn(384), ctx.randn(64, 384)
     xd, wd, bd = (ctx.dev(t).requires_grad_() for t in (x, w, b))
@@ -312,7 +311,6 @@ def _index_select(ctx):
 
 
 def _index_put(ctx):
-    torch = ctx.torch
     a, v, idx = ctx.randn(500, 16), ctx.randn(1000, 16), ctx.randint(0, 500, (1000,))
     x = ctx.dev(a)
     x.index_put_((idx.to(ctx.device),), ctx.dev(v), accumulate=True)
@@ -326,7 +324,6 @@ def _gather(ctx):
 
 
 def _scatter_add(ctx):
-    torch = ctx.torch
     src, idx = ctx.randn(300, 200), ctx.randint(0, 64, (300, 200))
     base = ctx.randn(300, 64)
     out = ctx.dev(base).scatter_add(1, idx.to(ctx.device), ctx.dev(src))

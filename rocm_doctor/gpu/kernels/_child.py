@@ -360,7 +360,7 @@ def main():
     if device_type == "cuda":
         try:
             available = torch.cuda.is_available()
-        except Exception as exc:
+        except Exception:
             available = False
         if not available:
             emit("fatal", stage="device", error="torch.cuda.is_available() is False: no GPU visible to this torch")
