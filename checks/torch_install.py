@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.fix.steps import pip_install
-from rocm_doctor.knowledge.wheels import cuda_index, latest_rocm_index, pip_install_command
+from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index, pip_install_command
 
 
 def _gpu_vendors(facts) -> set[str]:
@@ -15,6 +15,23 @@ def _pip_fix(python: str, index_url: str, reinstall: bool = True) -> list:
     """The machine-applicable form of the pip advice (applied only with `fix --allow-install`)."""
     return [pip_install(python, ["torch"], index_url, extra_args=["--force-reinstall"] if reinstall else [],
                         note="install the torch build for this machine's GPU into the target interpreter")]
+
+
+def _amd_gfx(facts) -> str | None:
+    """The gfx target of the first discrete AMD GPU (else the first one) in the inventory, if any source knew it."""
+    gpus = [g for g in facts.get("gpu.inventory") or [] if isinstance(g, dict) and g.get("gfx")]
+    discrete = [g for g in gpus if g.get("igpu") is not True]
+    return (discrete or gpus or [{}])[0].get("gfx")
+
+
+def _amd_index(facts) -> tuple[str, str]:
+    return amd_torch_index(_amd_gfx(facts), facts.os)
+
+
+def _amd_plan_is_direct(facts) -> bool:
+    """A plain `pip install torch --index-url` is right on Linux, or where the GPU family's own index is known;
+    AMD's multi-arch index needs the family extra, so without a gfx target the command stays advice."""
+    return facts.os == "linux" or _amd_gfx(facts) is not None
 
 
 def _target(facts) -> str:
@@ -87,20 +104,16 @@ class TorchInstalled(Check):
 
     @classmethod
     def _fix(cls, facts, python: str, reinstall: bool) -> list:
-        # Only where the index is right for the OS: download.pytorch.org ROCm wheels are Linux-only.
         vendors = _gpu_vendors(facts)
-        if ("amd" in vendors and facts.os == "linux") or "nvidia" in vendors:
+        if "nvidia" in vendors or ("amd" in vendors and _amd_plan_is_direct(facts)):
             return _pip_fix(python, cls._index(facts), reinstall)
         return []
 
     @staticmethod
     def _index(facts) -> str:
-        vendors = _gpu_vendors(facts)
-        if "amd" in vendors and facts.os == "linux":
-            return latest_rocm_index()
-        if "nvidia" in vendors:
+        if "nvidia" in _gpu_vendors(facts) and "amd" not in _gpu_vendors(facts):
             return cuda_index()
-        return latest_rocm_index()
+        return _amd_index(facts)[0]
 
 
 class TorchBuildMatchesGpu(Check):
@@ -116,17 +129,12 @@ class TorchBuildMatchesGpu(Check):
         version = facts.get("torch.version")
         python = _target(facts)
         if "amd" in vendors and flavour != "rocm" and "nvidia" not in vendors:
-            advice = [pip_install_command(python, latest_rocm_index())]
-            if facts.os == "windows":
-                advice = [
-                    "On Windows, install AMD's ROCm build of torch for your GPU family (TheRock wheels, "
-                    "https://repo.amd.com/rocm/whl-multi-arch/) — the download.pytorch.org ROCm wheels are Linux-only."
-                ]
+            index, why = _amd_index(facts)
             return self.fail(
                 f"torch {version} is a {flavour.upper()} build, but the GPU here is AMD: it will never use the GPU.",
                 evidence=[f"torch.version.hip = {facts.get('torch.hip')}", f"torch.version.cuda = {facts.get('torch.cuda_version')}"],
-                remediation=advice,
-                fix=_pip_fix(python, latest_rocm_index()) if facts.os == "linux" else [],
+                remediation=[f"Install {why}: {pip_install_command(python, index)}"],
+                fix=_pip_fix(python, index) if _amd_plan_is_direct(facts) else [],
             )
         if "nvidia" in vendors and flavour != "cuda" and "amd" not in vendors:
             return self.fail(

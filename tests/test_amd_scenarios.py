@@ -16,7 +16,7 @@ AMD_CHECKS = {"gpu-inventory", "igpu-enumerated-first", "gfx-support-matrix", "g
 # snapshot, fixture its tool output comes from, first finding's id, a fix the thread confirmed (in its remediation)
 SCENARIOS = [
     ("linux-rx6600xt-gfx1032-cpu-torch", "rocminfo/linux-ubuntu20.04-rx6600xt-gfx1032-ryzen3600-rocm5.0.1.txt",
-     "torch-build-mismatch", "download.pytorch.org/whl/rocm"),
+     "torch-build-mismatch", "rocm.nightlies.amd.com/v2/gfx103X-dgpu/"),
     ("linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032",
      "rocminfo/linux-ubuntu20.04-rx6600xt-gfx1032-ryzen3600-rocm5.0.1.txt",
      "gfx-not-in-torch-arch-list:0", "export HSA_OVERRIDE_GFX_VERSION=10.3.0"),

@@ -244,7 +244,7 @@ def test_torch_checks_attach_pip_plans():
     assert step.index_url.startswith("https://download.pytorch.org/whl/rocm") and "--force-reinstall" in step.argv()
     missing = run_one(registry.by_id("torch-not-installed"), facts)[0]
     assert missing.fix[0].argv()[:5] == ["/venv/bin/python", "-m", "pip", "install", "torch"]
-    facts.set("platform.os", "windows")  # download.pytorch.org ROCm wheels are Linux-only: no automatic plan
+    facts.set("platform.os", "windows")  # no gfx known: AMD's multi-arch index needs the family extra, so no plan
     assert run_one(registry.by_id("torch-build-mismatch"), facts)[0].fix == []
 
 

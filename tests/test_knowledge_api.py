@@ -143,3 +143,20 @@ def test_override_family(value, gfx, expected):
 
 def test_override_caveats_say_linux_only():
     assert {caveat["id"] for caveat in overrides.caveats()} >= {"linux-only", "all-devices"}
+
+
+@pytest.mark.parametrize(
+    "gfx, platform_os, expected",
+    [
+        ("gfx1100", "linux", "download.pytorch.org/whl/rocm"),
+        ("gfx1032", "linux", "rocm.nightlies.amd.com/v2/gfx103X-dgpu/"),
+        ("gfx1100", "windows", "rocm.nightlies.amd.com/v2/gfx110X"),
+        (None, "linux", "download.pytorch.org/whl/rocm"),
+        (None, "windows", "whl-multi-arch"),
+    ],
+)
+def test_amd_torch_index_by_gfx_and_os(gfx, platform_os, expected):
+    from rocm_doctor.knowledge.wheels import amd_torch_index
+
+    index, why = amd_torch_index(gfx, platform_os)
+    assert expected in index and why

@@ -6,7 +6,7 @@ env.html); RCCL reads the same NCCL_* variables (ROCm/rccl docs, "RCCL environme
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 RELEVANT_PREFIXES = ("NCCL_", "RCCL_", "TORCH_NCCL_", "TORCH_DISTRIBUTED_", "TORCH_SYMM_MEM_", "HSA_", "HIP_",
                      "ROCR_", "GPU_MAX_HW_QUEUES", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF",
@@ -29,6 +29,51 @@ def _on(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on", "enable", "enabled")
 
 
+def _loc(value: str) -> bool:
+    return value.strip().upper() in ("LOC", "0")
+
+
+def _set(value: str) -> bool:
+    return bool(value.strip())
+
+
+def _shm_level(env: Mapping[str, str]) -> str:
+    return "warn" if _on(env.get("NCCL_P2P_DISABLE", "0")) else "info"
+
+
+# (variable, does its value turn something off or force it, level (or a function of the env), scope, effect)
+_TRANSPORT_RULES: tuple[tuple[str, Callable[[str], bool], Any, str, str], ...] = (
+    ("NCCL_P2P_DISABLE", _on, "warn", "intra-node",
+     "disables the peer-to-peer transport (direct GPU-to-GPU over NVLink/xGMI or PCIe): traffic between GPUs "
+     "of one node goes through host memory (SHM) instead"),
+    ("NCCL_P2P_LEVEL", _loc, "warn", "intra-node", "LOC / 0 means never use P2P: the same as NCCL_P2P_DISABLE=1"),
+    ("NCCL_SHM_DISABLE", _on, _shm_level, "intra-node",
+     "disables the shared-memory transport, used between GPUs that cannot do P2P; without it such GPUs "
+     "talk over the network transport (IB or sockets)"),
+    ("NCCL_IB_DISABLE", _on, "info", "inter-node",
+     "disables the InfiniBand/RoCE transport: across nodes NCCL falls back to TCP sockets (harmless on one "
+     "node; far slower across nodes that have IB/RoCE)"),
+    ("NCCL_NET_GDR_LEVEL", _loc, "info", "inter-node",
+     "LOC / 0 disables GPUDirect RDMA between the NIC and the GPU: inter-node traffic is staged through "
+     "host memory"),
+    ("NCCL_ALGO", _set, "info", "all",
+     "forces the algorithm list instead of NCCL's own tuning; a setting copied from another machine often lowers "
+     "bandwidth"),
+    ("NCCL_PROTO", _set, "info", "all",
+     "forces the protocol list instead of NCCL's own tuning; a setting copied from another machine often lowers "
+     "bandwidth"),
+    ("NCCL_NVLS_ENABLE", _off, "info", "intra-node",
+     "NVLink SHARP (NVLS) off: a deliberate, harmless setting on many machines (all-reduce uses ring/tree "
+     "instead; busbw on 8x H200 is ~366 instead of ~473 GB/s per ml-engineering's figures)"),
+    ("NCCL_CUMEM_ENABLE", _off, "info", "intra-node",
+     "disables NCCL's cuMem-based buffers; usually set to work around a driver or container limit"),
+    ("RCCL_MSCCL_ENABLE", _off, "info", "all", "turns off RCCL's MSCCL algorithms (RCCL then uses its ring/tree)"),
+    ("HSA_ENABLE_SDMA", _off, "info", "intra-node",
+     "ROCm copies use blit kernels instead of the SDMA engines; a common workaround for SDMA hangs that "
+     "changes copy bandwidth"),
+)
+
+
 def transport_settings(env: Mapping[str, str]) -> list[dict[str, Any]]:
     """Each variable that disables or forces a NCCL/RCCL transport, algorithm or protocol.
 
@@ -36,54 +81,9 @@ def transport_settings(env: Mapping[str, str]) -> list[dict[str, Any]]:
     or only matters across nodes), scope ("intra-node" / "inter-node" / "all"), effect (one sentence).
     """
     out: list[dict[str, Any]] = []
-
-    def add(name: str, level: str, scope: str, effect: str) -> None:
-        out.append({"name": name, "value": env.get(name), "level": level, "scope": scope, "effect": effect})
-
-    value = env.get("NCCL_P2P_DISABLE")
-    if value is not None and _on(value):
-        add("NCCL_P2P_DISABLE", "warn", "intra-node",
-            "disables the peer-to-peer transport (direct GPU-to-GPU over NVLink/xGMI or PCIe): traffic between GPUs "
-            "of one node goes through host memory (SHM) instead")
-    value = env.get("NCCL_P2P_LEVEL")
-    if value is not None and value.strip().upper() in ("LOC", "0"):
-        add("NCCL_P2P_LEVEL", "warn", "intra-node", "LOC / 0 means never use P2P: the same as NCCL_P2P_DISABLE=1")
-    value = env.get("NCCL_SHM_DISABLE")
-    if value is not None and _on(value):
-        add("NCCL_SHM_DISABLE", "warn" if _on(env.get("NCCL_P2P_DISABLE", "0")) else "info", "intra-node",
-            "disables the shared-memory transport, used between GPUs that cannot do P2P; without it such GPUs "
-            "talk over the network transport (IB or sockets)")
-    value = env.get("NCCL_IB_DISABLE")
-    if value is not None and _on(value):
-        add("NCCL_IB_DISABLE", "info", "inter-node",
-            "disables the InfiniBand/RoCE transport: across nodes NCCL falls back to TCP sockets (harmless on one "
-            "node; far slower across nodes that have IB/RoCE)")
-    value = env.get("NCCL_NET_GDR_LEVEL")
-    if value is not None and value.strip().upper() in ("LOC", "0"):
-        add("NCCL_NET_GDR_LEVEL", "info", "inter-node",
-            "LOC / 0 disables GPUDirect RDMA between the NIC and the GPU: inter-node traffic is staged through "
-            "host memory")
-    for name in ("NCCL_ALGO", "NCCL_PROTO"):
+    for name, applies, level, scope, effect in _TRANSPORT_RULES:
         value = env.get(name)
-        if value is not None and value.strip():
-            add(name, "info", "all",
-                f"forces the {'algorithm' if name == 'NCCL_ALGO' else 'protocol'} list instead of NCCL's own "
-                "tuning; a setting copied from another machine often lowers bandwidth")
-    value = env.get("NCCL_NVLS_ENABLE")
-    if value is not None and _off(value):
-        add("NCCL_NVLS_ENABLE", "info", "intra-node",
-            "NVLink SHARP (NVLS) off: a deliberate, harmless setting on many machines (all-reduce uses ring/tree "
-            "instead; busbw on 8x H200 is ~366 instead of ~473 GB/s per ml-engineering's figures)")
-    value = env.get("NCCL_CUMEM_ENABLE")
-    if value is not None and _off(value):
-        add("NCCL_CUMEM_ENABLE", "info", "intra-node",
-            "disables NCCL's cuMem-based buffers; usually set to work around a driver or container limit")
-    value = env.get("RCCL_MSCCL_ENABLE")
-    if value is not None and _off(value):
-        add("RCCL_MSCCL_ENABLE", "info", "all", "turns off RCCL's MSCCL algorithms (RCCL then uses its ring/tree)")
-    value = env.get("HSA_ENABLE_SDMA")
-    if value is not None and _off(value):
-        add("HSA_ENABLE_SDMA", "info", "intra-node",
-            "ROCm copies use blit kernels instead of the SDMA engines; a common workaround for SDMA hangs that "
-            "changes copy bandwidth")
+        if value is not None and applies(value):
+            out.append({"name": name, "value": value, "level": level(env) if callable(level) else level,
+                        "scope": scope, "effect": effect})
     return out

@@ -241,23 +241,22 @@ def render_table(fleet: Mapping[str, Any]) -> str:
     def row(label: str, cells: Sequence[str]) -> str:
         return f"{label:<34} " + " ".join(f"{c:<{col}}" for c in cells)
 
-    out.append("")
-    out.append("What differs between nodes (* = odd one out):")
-    if not fleet.get("differences"):
-        out.append("  nothing: versions, drivers, GPUs and relevant environment are the same everywhere")
-    else:
-        out.append(row("  field", names))
-        for d in fleet["differences"]:
-            cells = [_cell(d["values"].get(n), col - 1) + ("*" if n in d["odd"] else "") for n in names]
-            out.append(row(f"  {d['field']}", cells))
-    out.append("")
-    out.append("Findings that differ (worst status per check):")
-    if not fleet.get("finding_differences"):
-        out.append("  none")
-    else:
-        out.append(row("  check", names))
-        for d in fleet["finding_differences"]:
-            out.append(row(f"  {d['check']}", [d["statuses"].get(n, "") + ("*" if n in d["odd"] else "") for n in names]))
+    def differences(title: str, items, nothing: str, what: str, cell) -> None:
+        """A table of one row per item, a column per node; `cell(item, node)` is the value, * marks the odd ones."""
+        out.append("")
+        out.append(title)
+        if not items:
+            out.append(f"  {nothing}")
+            return
+        out.append(row(f"  {what}", names))
+        for d in items:
+            out.append(row(f"  {d[what]}", [cell(d, n) + ("*" if n in d["odd"] else "") for n in names]))
+
+    differences("What differs between nodes (* = odd one out):", fleet.get("differences"),
+                "nothing: versions, drivers, GPUs and relevant environment are the same everywhere", "field",
+                lambda d, n: _cell(d["values"].get(n), col - 1))
+    differences("Findings that differ (worst status per check):", fleet.get("finding_differences"), "none", "check",
+                lambda d, n: d["statuses"].get(n, ""))
     out.append("")
     out.append("Findings by status:")
     out.append(row("  status", names))

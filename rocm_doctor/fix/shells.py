@@ -69,15 +69,10 @@ def command_line(shell: str, argv: list[str]) -> str:
 
 def session_lines(step: S.Step, shell: str, new_value: Optional[str] = None) -> list[str]:
     """Commands that make the change in the user's running shell. `new_value` is the computed list value (cmd)."""
-    if isinstance(step, S.SetEnv):
-        return [_set(shell, step.name, step.value)]
-    if isinstance(step, S.UnsetEnv):
-        return [_unset(shell, step.name)]
-    if isinstance(step, (S.PathPrepend, S.PathRemove)):
-        prepend = isinstance(step, S.PathPrepend)
-        if shell == "cmd":
-            return [f'set "{step.name}={new_value or ""}"'] if new_value is not None else []
-        return [_path_code(shell, step.name, step.entry, prepend)]
+    if isinstance(step, (S.PathPrepend, S.PathRemove)) and shell == "cmd":
+        return [f'set "{step.name}={new_value or ""}"'] if new_value is not None else []
+    if isinstance(step, (S.SetEnv, S.UnsetEnv, S.PathPrepend, S.PathRemove)):
+        return [rc_code(step, shell)]
     return []
 
 
@@ -99,24 +94,23 @@ def rc_key(step: S.Step) -> list:
     return ["env", step.name]
 
 
+# Per shell: how to set and unset a variable. {value} is quoted for that shell; cmd's `set "NAME=value"` takes
+# the {raw} value, its own quotes already delimit it.
+_ENV_LINES = {
+    "fish": ("set -gx {name} {value}", "set -e {name}"),
+    "powershell": ("$env:{name} = {value}", "Remove-Item Env:{name} -ErrorAction SilentlyContinue"),
+    "cmd": ('set "{name}={raw}"', 'set "{name}="'),
+}
+_POSIX_ENV_LINES = ("export {name}={value}", "unset {name}")
+
+
 def _set(shell: str, name: str, value: str) -> str:
-    if shell == "fish":
-        return f"set -gx {name} {quote(shell, value)}"
-    if shell == "powershell":
-        return f"$env:{name} = {quote(shell, value)}"
-    if shell == "cmd":
-        return f'set "{name}={value}"'
-    return f"export {name}={quote(shell, value)}"
+    template = _ENV_LINES.get(shell, _POSIX_ENV_LINES)[0]
+    return template.format(name=name, value=quote(shell, value), raw=value)
 
 
 def _unset(shell: str, name: str) -> str:
-    if shell == "fish":
-        return f"set -e {name}"
-    if shell == "powershell":
-        return f"Remove-Item Env:{name} -ErrorAction SilentlyContinue"
-    if shell == "cmd":
-        return f'set "{name}="'
-    return f"unset {name}"
+    return _ENV_LINES.get(shell, _POSIX_ENV_LINES)[1].format(name=name)
 
 
 def _path_code(shell: str, name: str, entry: str, prepend: bool) -> str:

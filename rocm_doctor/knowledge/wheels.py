@@ -75,3 +75,24 @@ def therock_multi_arch(gfx: str, stable: bool = False) -> dict | None:
 def windows_options() -> dict:
     """Where Windows PyTorch for AMD comes from (download.pytorch.org has none)."""
     return dict(load("torch_wheels.json")["windows"])
+
+
+def amd_torch_index(gfx: str | None, platform_os: str) -> tuple[str, str]:
+    """(index URL, why) of the torch build to install for an AMD GPU with this gfx target on this OS.
+
+    Linux: the newest download.pytorch.org ROCm index whose wheels contain the gfx, else AMD's TheRock index for
+    its family, else the newest ROCm index (which then lacks the gfx: gfx-not-in-torch-arch-list says what next).
+    Windows and WSL use AMD's wheels: TheRock's family index, else the multi-arch index.
+    """
+    family = therock_family(gfx) if gfx else None
+    if platform_os == "linux":
+        native = native_indexes(gfx) if gfx else []
+        if native:
+            return load("torch_wheels.json")["index_base"] + native[-1], f"the newest PyTorch ROCm wheels that build {gfx}"
+        if family:
+            return family["index"], f"AMD's TheRock wheels for {family['family']}, which build {gfx} natively"
+        return latest_rocm_index(), "the newest PyTorch ROCm wheels" + (f" (they have no code for {gfx})" if gfx else "")
+    if family and family.get("windows", False):
+        return family["index"], f"AMD's TheRock wheels for {family['family']}"
+    multi = load("torch_wheels.json")["therock"]["multi_arch"]
+    return multi["stable"], "AMD's multi-arch ROCm wheels (pick the extra for your GPU family)"
