@@ -102,29 +102,26 @@ def _load_problem_findings(registry: Registry) -> Iterable[Finding]:
 
 def _collection_problem_findings(facts: Facts) -> Iterable[Finding]:
     for probe, text in facts.observations.probe_errors.items():
-        yield Finding(
-            id=f"probe-failed:{probe}",
-            check="probe-failed",
-            status=Status.ERROR,
-            title="A probe failed while collecting facts",
-            message=f"the {probe} probe raised an error; checks that need its facts are skipped",
-            evidence=text.splitlines()[-6:],
-            remediation=["This is a bug in rocm-doctor; please report it with `rocm-doctor report`."],
-            area="rocm-doctor",
-            severity=Severity.LOW,
-        )
+        yield _own_error("probe-failed", probe, "A probe failed while collecting facts",
+                         f"the {probe} probe raised an error; checks that need its facts are skipped", text)
     for name, text in facts.interpreter_errors.items():
-        yield Finding(
-            id=f"parser-failed:{name}",
-            check="parser-failed",
-            status=Status.ERROR,
-            title="Parsing collected output failed",
-            message=f"the {name} interpreter raised an error; checks that need its facts are skipped",
-            evidence=text.splitlines()[-6:],
-            remediation=["This is a bug in rocm-doctor; please report it with `rocm-doctor report`."],
-            area="rocm-doctor",
-            severity=Severity.LOW,
-        )
+        yield _own_error("parser-failed", name, "Parsing collected output failed",
+                         f"the {name} interpreter raised an error; checks that need its facts are skipped", text)
+
+
+def _own_error(check: str, subject: str, title: str, message: str, traceback_text: str) -> Finding:
+    """A finding for rocm-doctor's own failure (a probe or an interpreter raised): the traceback's tail as evidence."""
+    return Finding(
+        id=f"{check}:{subject}",
+        check=check,
+        status=Status.ERROR,
+        title=title,
+        message=message,
+        evidence=traceback_text.splitlines()[-6:],
+        remediation=["This is a bug in rocm-doctor; please report it with `rocm-doctor report`."],
+        area="rocm-doctor",
+        severity=Severity.LOW,
+    )
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:
