@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.facts import target_python
 from rocm_doctor.fix import steps as S
 from rocm_doctor.knowledge import overrides, wheels
 from rocm_doctor.knowledge.store import load
@@ -18,7 +19,7 @@ SOURCE_BUILD = ("Build torch for it: PYTORCH_ROCM_ARCH={gfx} python setup.py dev
 def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list[str], list]:
     """(advice, fix steps) in order: a wheel index that builds gfx natively, then (Linux/WSL) an override to a
     compatible family target, then building from source."""
-    python = (facts.get("python.target") or {}).get("python", "python")
+    python = target_python(facts, "python")
     base = load("torch_wheels.json")["index_base"]
     advice, fix = [], []
     native = wheels.native_indexes(gfx) if facts.os != "windows" else []

@@ -7,6 +7,7 @@ kernels have run (rocm_doctor.gpu.kernels.stage.judge).
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.gpu.kernels.verdicts import first_line
 
 FACT = "gpu.kernels"
 NOT_RUN = "the GPU kernels did not run (--no-gpu, no GPU visible to torch, or a replayed snapshot)"
@@ -29,13 +30,6 @@ def _device_label(stage) -> str:
         names = sorted({d.get("name") for d in devices if d.get("name")})
         return f"{', '.join(names)} ({devices[0].get('arch')})"
     return hello.get("device") or "the device"
-
-
-def _first_line(text) -> str:
-    for line in str(text or "").splitlines():
-        if line.strip():
-            return line.strip()[:240]
-    return ""
 
 
 def _with_outcome(stage, outcome) -> list:
@@ -89,7 +83,7 @@ class GpuKernelsFailed(_KernelStageCheck):
         if fatal:
             tail = [f"stderr: {line}" for line in fatal.get("stderr_tail") or []]
             return self.fail(
-                f"the kernel suite could not start on {suite.get('device')}: {_first_line(fatal.get('error'))}",
+                f"the kernel suite could not start on {suite.get('device')}: {first_line(fatal.get('error'))}",
                 evidence=[f"stage: {fatal.get('stage')}", *tail],
                 remediation=["Run `rocm-doctor kernels --json` to see the child's output; "
                              "check the torch probe findings first (torch-probe-crashed, torch-cuda-unavailable)."],
@@ -99,7 +93,7 @@ class GpuKernelsFailed(_KernelStageCheck):
         errors = _with_outcome(stage, "error")
         counts = suite.get("counts") or {}
         if errors:
-            evidence = [f"{r['case']} [{r.get('category')}]: {_first_line(r.get('error'))}" for r in errors[:12]]
+            evidence = [f"{r['case']} [{r.get('category')}]: {first_line(r.get('error'))}" for r in errors[:12]]
             evidence += _signature_evidence(errors)
             categories = sorted({r.get("category") for r in errors})
             return self.fail(
@@ -222,7 +216,7 @@ class SdpaMathFallback(_KernelStageCheck):
         for name in FUSED_SDPA:
             for r in forced.get(name, []):
                 if r.get("outcome") != "ok":
-                    reasons.append(f"{r['case']}: {r.get('outcome')}: {_first_line(r.get('reason') or r.get('error') or r.get('detail'))}")
+                    reasons.append(f"{r['case']}: {r.get('outcome')}: {first_line(r.get('reason') or r.get('error') or r.get('detail'))}")
         if not fused_ok or chosen == "MATH":
             return self.warn(
                 "scaled_dot_product_attention runs on the unfused math backend here"
@@ -259,7 +253,7 @@ class HsaOverrideKernelsFail(_KernelStageCheck):
             value = "unset" if row["value"] is None else row["value"]
             state = "works" if row["works"] else "fails: " + "; ".join(
                 f"{f['case']} {f['outcome']}" for f in row["failed"][:3]) + (
-                f" {_first_line((row.get('fatal') or {}).get('error'))}" if row.get("fatal") else "")
+                f" {first_line((row.get('fatal') or {}).get('error'))}" if row.get("fatal") else "")
             evidence.append(f"{row['label']} (HSA_OVERRIDE_GFX_VERSION={value}): {state}")
         current = result.get("current")
         if result.get("current_works"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.facts import target_python
 from rocm_doctor.fix.steps import pip_install
 from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index, pip_install_command
 
@@ -32,10 +33,6 @@ def _amd_plan_is_direct(facts) -> bool:
     """A plain `pip install torch --index-url` is right on Linux, or where the GPU family's own index is known;
     AMD's multi-arch index needs the family extra, so without a gfx target the command stays advice."""
     return facts.os == "linux" or _amd_gfx(facts) is not None
-
-
-def _target(facts) -> str:
-    return (facts.get("python.target") or {}).get("python", "python")
 
 
 class TorchProbeHealthy(Check):
@@ -86,7 +83,7 @@ class TorchInstalled(Check):
     requires = ("torch.installed",)
 
     def run(self, facts):
-        python = _target(facts)
+        python = target_python(facts, "python")
         if facts["torch.installed"] and facts.has("torch.import_error"):
             return self.fail(
                 f"torch is installed in {python} but fails to import: {facts['torch.import_error']}",
@@ -127,7 +124,7 @@ class TorchBuildMatchesGpu(Check):
         flavour = facts["torch.flavour"]
         vendors = _gpu_vendors(facts)
         version = facts.get("torch.version")
-        python = _target(facts)
+        python = target_python(facts, "python")
         if "amd" in vendors and flavour != "rocm" and "nvidia" not in vendors:
             index, why = _amd_index(facts)
             return self.fail(

@@ -8,10 +8,12 @@ import pytest
 
 from rocm_doctor.engine.model import Status
 from rocm_doctor.gpu.bench import analysis as A
-from rocm_doctor.gpu.bench.expectations import base_gfx, expected_for, lookup
+from rocm_doctor.gpu.bench import formulas as F
+from rocm_doctor.gpu.bench.expectations import expected_for, lookup
 from rocm_doctor.gpu.bench.facts import FACT, findings, interpret
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.parsers.gfx import base_gfx
 
 H200 = {"type": "cuda", "index": 0, "name": "NVIDIA H200", "major": 9, "minor": 0}
 RX6650 = {"type": "cuda", "index": 0, "name": "AMD Radeon RX 6650 XT", "gcnArchName": "gfx1032"}
@@ -40,12 +42,12 @@ def line(analysis, key):
 
 
 def test_flop_and_byte_formulas():
-    assert A.matmul_flops(8192, 8192, 8192) == 2 * 8192 ** 3
-    assert A.tflops(A.matmul_flops(8192, 8192, 8192), 1.0) == pytest.approx(1099.5, rel=1e-3)
-    assert A.copy_bytes(1 << 30) == 2 * (1 << 30)
-    assert A.gbs(2 * (1 << 30), 0.5) == pytest.approx(4294.97, rel=1e-4)
-    assert A.sdpa_flops(1, 16, 2048, 2048, 128, causal=True) == 0.5 * 4 * 16 * 2048 * 2048 * 128
-    assert A.sdpa_flops(1, 16, 1, 2048, 128, causal=True) == 4 * 16 * 2048 * 128  # not square: no halving
+    assert F.matmul_flops(8192, 8192, 8192) == 2 * 8192 ** 3
+    assert F.tflops(F.matmul_flops(8192, 8192, 8192), 1.0) == pytest.approx(1099.5, rel=1e-3)
+    assert F.copy_bytes(1 << 30) == 2 * (1 << 30)
+    assert F.gbs(2 * (1 << 30), 0.5) == pytest.approx(4294.97, rel=1e-4)
+    assert F.sdpa_flops(1, 16, 2048, 2048, 128, causal=True) == 0.5 * 4 * 16 * 2048 * 2048 * 128
+    assert F.sdpa_flops(1, 16, 1, 2048, 128, causal=True) == 4 * 16 * 2048 * 128  # not square: no halving
 
 
 def test_qwen3_roofline_matches_the_reference_note():
@@ -58,9 +60,9 @@ def test_qwen3_roofline_matches_the_reference_note():
     assert weight_bytes / 1e9 == pytest.approx(1.192, abs=0.002)
     kv = cfg["layers"] * 2 * cfg["kv_heads"] * hd * 2
     assert kv == 112 * 1024
-    per_token = A.decode_bytes_per_token(weight_bytes, kv, 0)
-    assert A.roofline_tokens_per_s(4800, per_token) == pytest.approx(4027, rel=0.01)
-    assert A.roofline_tokens_per_s(280, per_token) == pytest.approx(235, rel=0.01)
+    per_token = F.decode_bytes_per_token(weight_bytes, kv, 0)
+    assert F.roofline_tokens_per_s(4800, per_token) == pytest.approx(4027, rel=0.01)
+    assert F.roofline_tokens_per_s(280, per_token) == pytest.approx(235, rel=0.01)
 
 
 @pytest.mark.parametrize("speed,width,expected", [
@@ -68,7 +70,7 @@ def test_qwen3_roofline_matches_the_reference_note():
     ("2.5 GT/s PCIe", "1", 0.25), ("Unknown", "16", None), (None, None, None), ("16.0 GT/s", "x", None),
 ])
 def test_pcie_link_rate(speed, width, expected):
-    assert A.pcie_gbs(speed, width) == (pytest.approx(expected, abs=0.02) if expected else None)
+    assert F.pcie_gbs(speed, width) == (pytest.approx(expected, abs=0.02) if expected else None)
 
 
 @pytest.mark.parametrize("fraction,verdict", [(0.8, "good"), (0.6, "good"), (0.59, "low"), (0.3, "low"),

@@ -233,11 +233,9 @@ def test_corrupted_rank_becomes_a_wrong_result_finding():
 @pytest.mark.slow
 def test_bench_collectives_cli_on_cpu(tmp_path):
     env = fault_env()
-    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                         env.get("PYTHONPATH", "")])
     proc = subprocess.run([sys.executable, "-m", "rocm_doctor", "bench", "--collectives", "--device", "cpu",
                            "--preset", "tiny", "--json", "--python", sys.executable],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads(proc.stdout)
     assert data["kind"] == "bench-collectives"

@@ -6,6 +6,7 @@ import http.server
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from importlib import resources
@@ -214,7 +215,8 @@ def test_user_data_dir_locations(tmp_path):
 
 
 def cli(args, env):
-    return subprocess.run([sys.executable, "-m", "rocm_doctor", *args], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run([sys.executable, "-m", "rocm_doctor", *args], capture_output=True, text=True, env=env, timeout=60,
+                          cwd=tempfile.gettempdir())  # not the checkout: the installed package runs
 
 
 def test_cli_update_show_reset(server, data_dir, tmp_path, isolated_env):

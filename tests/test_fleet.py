@@ -7,13 +7,13 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from rocm_doctor.distributed.fleet import FLEET_KIND, diff, render_table
 
-ROOT = Path(__file__).resolve().parents[1]
 FLEET = Path(__file__).parent / "fixtures" / "fleet"
 NODES = ["gpu-node-01", "gpu-node-02", "gpu-node-03"]
 
@@ -66,9 +66,8 @@ def test_a_fleet_report_is_diffed_again_through_its_nodes():
 
 def run_cli(*args, env=None):
     env = dict(os.environ if env is None else env)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-m", "rocm_doctor", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+                          timeout=120, cwd=tempfile.gettempdir())  # not the checkout: the installed package runs
 
 
 def test_fleet_diff_cli(tmp_path):
@@ -96,7 +95,6 @@ def test_two_node_torchrun_launch_on_localhost(tmp_path):
     port = free_port()
     out = tmp_path / "fleet.json"
     env = {k: v for k, v in os.environ.items() if k != "ROCM_DOCTOR_TEST_FAULT"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     env["NCCL_P2P_DISABLE"] = "1"  # shows up in both node reports (same on both: not a difference)
     procs = []
     for node_rank in (0, 1):

@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from rocm_doctor.engine import runner
 from rocm_doctor.engine.child import child_env
 from rocm_doctor.engine.runner import kill_tree, signal_name
 
@@ -98,12 +98,6 @@ def free_port(host: str = "127.0.0.1") -> int:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
-
-
-def _popen_kwargs() -> dict:
-    if sys.platform == "win32":
-        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-    return {"start_new_session": True}
 
 
 class _Watched:
@@ -183,11 +177,7 @@ def launch(
             run = RankRun(rank=int(spec.get("RANK", len(result.ranks))))
             result.ranks.append(run)
             try:
-                proc = subprocess.Popen(
-                    [str(python), str(script)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    env=child_env(env, dict(spec)), **_popen_kwargs(),
-                )
+                proc = runner.start([str(python), str(script)], env=child_env(env, dict(spec)))
             except OSError as exc:
                 run.error = f"{type(exc).__name__}: {exc.strerror or exc}"
                 continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional
 
-from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.facts import Facts, target_python
 from rocm_doctor.facts.observations import Observations
 
 FACT = "collectives.results"
@@ -38,13 +38,6 @@ def judge(results: dict[str, Any], facts: Optional[Facts] = None, ids: Optional[
     for check in collectives_checks(ids):
         findings.extend(run_one(check, facts))
     return sort_findings(findings)
-
-
-def target_python(facts: Optional[Facts]) -> str:
-    target = facts.get("python.target") if facts is not None else None
-    if isinstance(target, dict) and target.get("python"):
-        return str(target["python"])
-    return sys.executable
 
 
 def run_stage(facts: Facts, findings: list, python: Optional[str] = None, device: str = "auto",

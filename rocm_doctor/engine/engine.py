@@ -128,8 +128,3 @@ def sort_findings(findings: list[Finding]) -> list[Finding]:
     """Worst first: status, then severity, then id, so the real problem leads the report."""
     return sorted(findings, key=lambda f: (-f.status.rank, -f.severity.rank, f.id))
 
-
-def worst_status(findings: Iterable[Finding]) -> Optional[Status]:
-    ranked = sorted((f.status for f in findings), key=lambda s: s.rank, reverse=True)
-    return ranked[0] if ranked else None
-

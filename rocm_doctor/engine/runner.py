@@ -172,26 +172,49 @@ def run(
     return result
 
 
+def start(argv: Sequence[str], env: Optional[Mapping[str, str]] = None) -> subprocess.Popen:
+    """Start a command without waiting for it, with pipes for stdin, stdout and stderr (bytes), in its own process
+    group so that kill_tree stops it and all it started. Only for a caller that watches several children at once
+    (the collectives launcher); everything else uses run(). Raises OSError when the command cannot start."""
+    return subprocess.Popen(
+        [str(a) for a in argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env) if env is not None else None,
+        **_new_process_group(),
+    )
+
+
 def _new_process_group() -> dict:
     if sys.platform == "win32":
         return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
     return {"start_new_session": True}
 
 
-def kill_tree(proc: subprocess.Popen) -> None:
-    """Kill a process and everything it started (its process group on POSIX, the job tree on Windows)."""
+def kill_group(pid: int) -> None:
+    """Kill process `pid` and everything it started (its process group on POSIX, the job tree on Windows), for a
+    process started by run() or start(); does not wait for it. Best effort: never raises."""
     if sys.platform == "win32":
-        subprocess.run(
-            ["taskkill", "/F", "/T", "/PID", str(proc.pid)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=10,
-        )
+        try:
+            subprocess.run(
+                ["taskkill", "/F", "/T", "/PID", str(pid)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=10,
+            )
+        except (subprocess.TimeoutExpired, OSError):
+            pass
     else:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def kill_tree(proc: subprocess.Popen) -> None:
+    """Kill a process and everything it started, and reap it."""
+    kill_group(proc.pid)
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:

@@ -7,11 +7,20 @@ quotes the reason.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import sys
+from typing import Any, Iterator, Optional
 
 from rocm_doctor.facts.observations import Observations
 
 _ABSENT = object()
+
+
+def target_python(facts: Optional["Facts"], default: Optional[str] = None) -> str:
+    """The interpreter whose torch is diagnosed (fact python.target); else `default`, else this interpreter."""
+    target = facts.get("python.target") if facts is not None else None
+    if isinstance(target, dict) and target.get("python"):
+        return str(target["python"])
+    return sys.executable if default is None else default
 
 
 class Facts:

@@ -47,10 +47,6 @@ class Plan:
         return sorted({c for item in self.items for c in item.checks})
 
 
-class UnknownFixError(ValueError):
-    pass
-
-
 def collect(findings: Iterable[Finding], only: Sequence[str] = ()) -> Plan:
     """The plan for `findings` (fail/warn only); `only` keeps the findings whose id or check id is listed."""
     findings = [f for f in findings if f.status in FIXABLE and f.fix]

@@ -16,7 +16,6 @@ from typing import Mapping, Optional
 from rocm_doctor.fix import steps as S
 
 SHELLS = ("bash", "zsh", "fish", "sh", "powershell", "cmd")
-POSIX_SHELLS = ("bash", "zsh", "sh")
 ALIASES = {"pwsh": "powershell", "powershell.exe": "powershell", "pwsh.exe": "powershell", "cmd.exe": "cmd",
            "dash": "sh", "ksh": "sh", "mksh": "sh", "ash": "sh", "bash.exe": "bash"}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -55,7 +56,9 @@ def verify(check_ids: list, env: dict, python: Optional[str] = None, timeout_s: 
         argv += ["--only", check_id]
     if python:
         argv += ["--python", python]
-    result = runner.run(argv, timeout=timeout_s, env=env)
+    # From a neutral folder: `-m` puts the current folder first on sys.path, and a rocm_doctor source checkout
+    # there would shadow the installed package.
+    result = runner.run(argv, timeout=timeout_s, env=env, cwd=tempfile.gettempdir())
     out = Verification(argv=argv)
     try:
         report = json.loads(result.stdout)

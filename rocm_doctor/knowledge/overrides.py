@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.knowledge.store import load
-from rocm_doctor.parsers.gfx import base_gfx, from_override
+from rocm_doctor.parsers.gfx import base_gfx, from_override, to_override
 
 _FIELDS = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 
@@ -17,20 +17,13 @@ def parse(value) -> tuple[tuple | None, str | None]:
     match = _FIELDS.match(text)
     if match is None:
         gfx = base_gfx(text) or base_gfx("gfx" + text)
-        hint = f"; for {gfx} write {_as_value(gfx)}" if gfx and _as_value(gfx) else ""
+        hint = f"; for {gfx} write {to_override(gfx)}" if gfx and to_override(gfx) else ""
         return None, f"{text!r} is not MAJOR.MINOR.STEPPING (three decimal numbers, e.g. 10.3.0){hint}"
     fields = tuple(int(part) for part in match.groups())
     limits = load("overrides.json")["format"]["limits"]
     if fields[0] > limits["major"] or fields[1] > limits["minor"] or fields[2] > limits["stepping"]:
         return None, f"{text!r} is out of range (major <= {limits['major']}, minor and stepping <= 255)"
     return fields, None
-
-
-def _as_value(gfx: str) -> str | None:
-    digits = gfx[3:]
-    if len(digits) not in (3, 4) or not digits.isalnum():
-        return None
-    return f"{int(digits[:-2])}.{int(digits[-2], 16)}.{int(digits[-1], 16)}"
 
 
 def target_of(value) -> str | None:

@@ -81,6 +81,14 @@ def from_override(text: str | None) -> str | None:
     return _name(*(int(g) for g in match.groups()))
 
 
+def to_override(gfx: str) -> str | None:
+    """A gfx target as an HSA_OVERRIDE_GFX_VERSION value: gfx1032 → `10.3.2`, gfx90a → `9.0.10`; else None."""
+    digits = gfx[3:]
+    if len(digits) not in (3, 4) or not digits.isalnum():
+        return None
+    return f"{int(digits[:-2])}.{int(digits[-2], 16)}.{int(digits[-1], 16)}"
+
+
 def from_rocm_smi(text: str | None) -> str | None:
     """A gfx as rocm-smi printed it, in any of its versions' renderings.
 

@@ -37,12 +37,3 @@ def loaded(libraries: list[str], own: list[str], system32: str) -> list[dict]:
             }
         )
     return out
-
-
-def runtimes_loaded(items: list[dict]) -> list[dict]:
-    seen, out = set(), []
-    for item in items:
-        if item["runtime"] and paths.norm(item["path"]) not in seen:
-            seen.add(paths.norm(item["path"]))
-            out.append(item)
-    return out

@@ -14,7 +14,6 @@ from typing import Mapping, Optional, Protocol, Sequence, runtime_checkable
 from rocm_doctor.engine import runner
 from rocm_doctor.engine.runner import CommandResult
 
-HIVES = ("HKCU", "HKLM")
 REG_TYPE_NAMES = {
     0: "REG_NONE",
     1: "REG_SZ",

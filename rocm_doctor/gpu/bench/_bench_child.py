@@ -696,6 +696,16 @@ def profile_decode(ctx, model, token, pos, steps):
     return out
 
 
+def time_decode(ctx, model, token, start, steps, device):
+    """Decode `steps` tokens greedily from position `start`, timed between device syncs: (ms, the last token)."""
+    ctx.sync(device)
+    t = time.perf_counter()
+    for i in range(steps):
+        token = model.forward(token, start + i)[:, -1].argmax(-1, keepdim=True)
+    ctx.sync(device)
+    return (time.perf_counter() - t) * 1000.0, token
+
+
 def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, profile_steps):
     torch = ctx.torch
     dtype = ctx.dtype(dtype_name)
@@ -724,19 +734,9 @@ def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, pro
         token = logits[:, -1].argmax(-1, keepdim=True)
         for i in range(2):  # warm-up the decode shapes
             model.forward(token, prefill + i)
-        ctx.sync(device)
-        t = time.perf_counter()
-        for i in range(decode):
-            token = model.forward(token, prefill + i)[:, -1].argmax(-1, keepdim=True)
-        ctx.sync(device)
-        ms = (time.perf_counter() - t) * 1000.0
+        ms, token = time_decode(ctx, model, token, prefill, decode, device)
         # The same positions again: what is left once per-shape setup (plans, autotuning per KV length) is cached.
-        ctx.sync(device)
-        t = time.perf_counter()
-        for i in range(decode):
-            token = model.forward(token, prefill + i)[:, -1].argmax(-1, keepdim=True)
-        ctx.sync(device)
-        repeat = (time.perf_counter() - t) * 1000.0
+        repeat, token = time_decode(ctx, model, token, prefill, decode, device)
         emit("decoder_decode", target=target, dtype=dtype_name, tokens=decode, context_start=prefill, ms=ms,
              ms_per_token=ms / decode, tokens_per_s=decode / (ms * 1e-3),
              repeat_ms_per_token=repeat / decode, mean_context=prefill + (decode + 1) / 2.0)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Optional
 
-from rocm_doctor.gpu.bench.expectations import base_gfx, lookup
+from rocm_doctor.gpu.bench.expectations import lookup
+from rocm_doctor.gpu.bench.formulas import decode_bytes_per_token, pcie_gbs, roofline_tokens_per_s
+from rocm_doctor.parsers.gfx import base_gfx
 
 GOOD, LOW, VERY_LOW, UNKNOWN, INFO, FAILED = "good", "low", "very low", "unknown", "info", "failed"
 VERDICT_RANK = {INFO: 0, GOOD: 0, UNKNOWN: 1, LOW: 2, FAILED: 2, VERY_LOW: 3}
@@ -40,54 +42,7 @@ LAUNCH_LIMITS = {
     "sync_each": (30.0, 100.0, "launch + sync round trip: A100 17 us, ROCm R9700 18.5 us, MI325X 16.9 us (perf-anchors sec. 4)"),
     "graph": (5.0, 10.0, "graph replay ~1.4 us/kernel on H200, 2-3 us on ROCm (perf-anchors sec. 4)"),
 }
-PCIE_GBS_PER_LANE = {2.5: 0.25, 5.0: 0.5, 8.0: 0.985, 16.0: 1.969, 32.0: 3.938, 64.0: 7.563}
 NO_BF16_MATRIX = r"^gfx(8|90[0-6]|10[13])"  # Vega/GCN before gfx908, RDNA1/RDNA2
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Formulas (docs/bench.md)
-
-
-def matmul_flops(m: float, n: float, k: float) -> float:
-    return 2.0 * m * n * k
-
-
-def tflops(flops: float, ms: float) -> float:
-    return flops / (ms * 1e-3) / 1e12
-
-
-def copy_bytes(nbytes: float) -> float:
-    """A device copy reads every byte once and writes it once."""
-    return 2.0 * nbytes
-
-
-def gbs(nbytes: float, ms: float) -> float:
-    return nbytes / (ms * 1e-3) / 1e9
-
-
-def sdpa_flops(b: int, h: int, sq: int, skv: int, d: int, causal: bool) -> float:
-    """QK^T and PV, 2 FLOP per multiply-add each; a causal square mask does about half the work."""
-    return 4.0 * b * h * sq * skv * d * (0.5 if causal and sq == skv else 1.0)
-
-
-def decode_bytes_per_token(weight_bytes: float, kv_bytes_per_position: float, context: float) -> float:
-    """Batch-1 decode reads every weight once (tied lm_head included) plus the KV cache so far."""
-    return weight_bytes + kv_bytes_per_position * context
-
-
-def roofline_tokens_per_s(bandwidth_gbs: float, bytes_per_token: float) -> float:
-    return bandwidth_gbs * 1e9 / bytes_per_token
-
-
-def pcie_gbs(speed: Optional[str], width: Optional[str]) -> Optional[float]:
-    """'32.0 GT/s PCIe', '16' -> 63.0 GB/s per direction."""
-    try:
-        gt = float(re.match(r"\s*([\d.]+)", speed or "").group(1))
-        lanes = int(str(width).strip())
-    except (AttributeError, ValueError):
-        return None
-    per_lane = PCIE_GBS_PER_LANE.get(gt)
-    return round(per_lane * lanes, 2) if per_lane and lanes > 0 else None
 
 
 def verdict(fraction: Optional[float], good: float, low: float) -> str:
@@ -133,7 +88,7 @@ class Analysis:
         self.device = device_of(results)
         self.on_gpu = self.device.get("type") == "cuda"
         self.hip = bool(((results.get("header") or {}).get("import") or {}).get("hip"))
-        self.gfx = base_gfx(self.device.get("gcnArchName")) if self.hip else ""
+        self.gfx = (base_gfx(self.device.get("gcnArchName")) or "") if self.hip else ""
         self.match = "explicit expectation"
         if expectation is None and use_catalog and self.on_gpu:
             expectation, self.match = lookup(self.device.get("name"), self.device.get("gcnArchName") if self.hip else None)

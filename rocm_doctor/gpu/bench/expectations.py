@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from rocm_doctor.parsers.gfx import base_gfx
+
 TF32_NOTE = ("tf32 peak derived as half the dense fp16 tensor rate (NVIDIA Ampere/Hopper/Blackwell datacenter "
              "parts and CDNA3 XF32 have that ratio)")
 TF32_ARCHES = ("Ampere", "Hopper", "Blackwell", "CDNA3")
@@ -17,11 +19,6 @@ TF32_ARCHES = ("Ampere", "Hopper", "Blackwell", "CDNA3")
 
 def _norm(text: Optional[str]) -> str:
     return re.sub(r"\s+", " ", (text or "").strip().lower())
-
-
-def base_gfx(gcn_arch_name: Optional[str]) -> str:
-    """'gfx90a:sramecc+:xnack-' -> 'gfx90a'."""
-    return (gcn_arch_name or "").split(":", 1)[0].strip().lower()
 
 
 def _catalog() -> Optional[dict[str, Any]]:
@@ -69,7 +66,7 @@ def lookup(device_name: Optional[str], gfx: Optional[str] = None) -> tuple[Optio
             if name in {_norm(n) for n in row.get("names") or []}:
                 return _expectation(row, "name", catalog), f"matched by name {device_name!r}"
     target = base_gfx(gfx)
-    if target.startswith("gfx"):
+    if target:
         same = [r for r in rows if _norm(r.get("gfx")) == target]
         figures = {(r.get("bandwidth_gbs"), tuple(sorted((r.get("peak_tflops") or {}).items()))) for r in same}
         if len(same) == 1 or (same and len(figures) == 1):

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import sys
 import tempfile
 import threading
 import time
@@ -66,7 +64,7 @@ class _Tail:
             self._poll()
             if self.deadline is not None and time.monotonic() > self.deadline and self.pid and not self.killed:
                 self.killed = self.section
-                _kill_group(self.pid)
+                runner.kill_group(self.pid)  # the runner started the child in its own process group
 
     def _track(self, record: dict[str, Any]) -> None:
         kind = record.get("bench")
@@ -101,17 +99,6 @@ class _Tail:
                 self.callback(record)
             except Exception:  # a display problem must not stop the measurement
                 pass
-
-
-def _kill_group(pid: int) -> None:
-    """Stop the benchmark child and what it started (the runner starts it in its own process group)."""
-    if sys.platform == "win32":
-        runner.run(["taskkill", "/F", "/T", "/PID", str(pid)], timeout=10)
-        return
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def run_bench(

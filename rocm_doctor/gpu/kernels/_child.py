@@ -12,7 +12,6 @@ installed. Reads a JSON payload from stdin:
   profile         run cases marked `profile` under torch.profiler and report device kernel names
   case_timeout_s  a watchdog (faulthandler, independent of the GIL) ends the process when one case exceeds it
   seed            base seed for the inputs
-  list_only       print the plan and stop
 
 Events (key "event"): start, hello (torch and devices), plan (the cases), begin (before each case), result
 (after each), fatal (nothing can run), done. When the process dies, the last "begin" without a "result" names
@@ -377,9 +376,6 @@ def main():
         return
     emit("plan", cases=[{"name": c["name"], "category": c["category"], "dtype": c["dtype"],
                          "core": bool(c.get("core")), "log": bool(c.get("log"))} for c in cases])
-    if payload.get("list_only"):
-        emit("done", seconds=round(time.monotonic() - started, 3))
-        return
     timeout = float(payload.get("case_timeout_s") or 60)
     suite_started = time.monotonic()
     for case in cases:

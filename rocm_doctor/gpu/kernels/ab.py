@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from rocm_doctor.engine.child import run_child
 from rocm_doctor.gpu.kernels.harness import SuiteOptions, run_suite
+from rocm_doctor.knowledge import overrides
 
 VARIABLE = "HSA_OVERRIDE_GFX_VERSION"
 CORE_CASES = ("alloc-fill", "arith-float32", "mm-float32", "mm-float16", "conv2d-fwd-bwd-float32")
@@ -19,23 +20,7 @@ CORE_CASES = ("alloc-fill", "arith-float32", "mm-float32", "mm-float16", "conv2d
 
 def recommended_override(gfx: Optional[str]) -> Optional[str]:
     """The conventional override for this gfx from rocm_doctor.knowledge.overrides (None if unknown/absent)."""
-    if not gfx:
-        return None
-    try:
-        from rocm_doctor.knowledge import overrides
-    except Exception:
-        return None
-    for name in ("recommended", "recommended_override", "recommend"):
-        fn = getattr(overrides, name, None)
-        if callable(fn):
-            try:
-                value = fn(gfx)
-            except Exception:
-                return None
-            if isinstance(value, dict):
-                value = value.get("value")
-            return str(value) if value else None
-    return None
+    return overrides.recommended(gfx) if gfx else None
 
 
 def should_run(vendor: Optional[str], platform_os: str, env: Mapping[str, str], recommended: Optional[str]) -> tuple[bool, str]:

@@ -205,23 +205,3 @@ def by_category(results: Sequence[dict]) -> dict[str, dict[str, int]]:
 
 def failed(results: Sequence[dict]) -> list[dict]:
     return [r for r in results if r.get("outcome") in FAILED]
-
-
-def list_cases(python: str, device: str = "cpu", env: Optional[Mapping[str, str]] = None,
-               extra_modules: Sequence[str] = (), timeout: float = 120.0) -> dict[str, Any]:
-    """The plan only (no case runs): {hello, fatal, cases}."""
-    payload = SuiteOptions(device=device, extra_modules=extra_modules).payload(None)
-    payload["list_only"] = True
-    run = run_child(python, CHILD, payload, timeout=timeout, env=dict(os.environ if env is None else env),
-                    marker=MARKER)
-    out: dict[str, Any] = {"hello": None, "fatal": None, "cases": []}
-    for event in run.records:
-        if event.get(MARKER) == "hello":
-            out["hello"] = event
-        elif event.get(MARKER) == "plan":
-            out["cases"] = event.get("cases") or []
-        elif event.get(MARKER) == "fatal":
-            out["fatal"] = event
-    if run.state != "ok" and out["fatal"] is None:
-        out["fatal"] = {"stage": "startup", "error": run.detail, "stderr_tail": run.stderr_tail}
-    return out

@@ -12,9 +12,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from rocm_doctor.facts.facts import target_python
 from rocm_doctor.gpu.kernels import ab, liblogs
 from rocm_doctor.gpu.kernels.harness import SuiteOptions, run_suite
 from rocm_doctor.gpu.kernels.verdicts import analyse, apply_kernel_evidence
+from rocm_doctor.parsers.gfx import base_gfx
 
 FACT_KEY = "gpu.kernels"
 CHECK_MODULE = "rocm_doctor.checks.gpu_confirm"
@@ -35,15 +37,6 @@ class ConfirmOptions:
     platform_os: Optional[str] = None  # default: the facts' platform
 
 
-def target_python(facts) -> str:
-    import sys
-
-    target = facts.get("python.target") if facts is not None else None
-    if isinstance(target, dict) and target.get("python"):
-        return str(target["python"])
-    return sys.executable
-
-
 def gpu_gfx(facts, suite: Optional[dict] = None) -> Optional[str]:
     """The first GPU's gfx target (AMD), without feature flags."""
     devices = []
@@ -52,9 +45,9 @@ def gpu_gfx(facts, suite: Optional[dict] = None) -> Optional[str]:
     if not devices and facts is not None:
         devices = facts.get("torch.devices") or []
     for device in devices:
-        arch = str(device.get("gcnArchName") or "")
-        if arch.startswith("gfx"):
-            return arch.split(":")[0]
+        gfx = base_gfx(str(device.get("gcnArchName") or ""))
+        if gfx:
+            return gfx
     return None
 
 

@@ -92,7 +92,8 @@ def case_text(record: dict) -> str:
 
 
 def first_line(text: Optional[str], limit: int = 240) -> str:
-    for line in (text or "").splitlines():
+    """The first non-blank line of `text`, stripped and cut to `limit` characters."""
+    for line in str(text or "").splitlines():
         if line.strip():
             return line.strip()[:limit]
     return ""
