@@ -165,6 +165,12 @@ def pattern(torch, rank, count, device, offset=0):
     return (index % PATTERN_PERIOD).to(torch.float32) * PATTERN_STEP + float(rank + 1)
 
 
+def timed_iterations(base, nbytes):
+    """Small messages take tens of microseconds: time enough of them (up to 1000) that the loop lasts long enough
+    to read. Derived from the size alone, so every rank runs the same count without agreeing on it."""
+    return max(base, min(1000, (16 << 20) // max(nbytes, 1)))
+
+
 def op_size(op, requested, world):
     elements = max(1, int(requested) // 4)
     if op == "all_gather":
@@ -292,6 +298,7 @@ class Rank:
 
     def measure(self, op, nbytes, per_rank, warmup, iters):
         torch = self.torch
+        iters = timed_iterations(iters, nbytes)
         buffers = self.buffers(op, per_rank, fill=False)
         self.begin(op, nbytes, "warmup")
         self.barrier()
