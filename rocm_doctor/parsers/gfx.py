@@ -81,11 +81,12 @@ def from_override(text: str | None) -> str | None:
     return _name(*(int(g) for g in match.groups()))
 
 
-def to_override(gfx: str) -> str | None:
+def to_override(gfx: str | None) -> str | None:
     """A gfx target as an HSA_OVERRIDE_GFX_VERSION value: gfx1032 → `10.3.2`, gfx90a → `9.0.10`; else None."""
-    digits = gfx[3:]
-    if len(digits) not in (3, 4) or not digits.isalnum():
+    base = base_gfx(gfx)
+    if base is None or is_generic(base):
         return None
+    digits = base[3:]
     return f"{int(digits[:-2])}.{int(digits[-2], 16)}.{int(digits[-1], 16)}"
 
 
@@ -101,7 +102,7 @@ def from_rocm_smi(text: str | None) -> str | None:
     if base_gfx(raw) and not raw[3:].isdigit():
         return base_gfx(raw)
     digits = raw[3:] if raw.startswith("gfx") else raw
-    if not digits.isdigit():
+    if not (digits.isascii() and digits.isdigit()):  # str.isdigit() also takes "²", which int() refuses
         return None
     number = int(digits)
     if len(digits) == 3 or (len(digits) == 4 and digits[0] == "1"):
