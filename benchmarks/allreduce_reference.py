@@ -6,8 +6,8 @@ Stand-alone (torch only; no rocm-doctor import). Launch one process per GPU with
 
 Timing (the nccl-tests default, non-blocking): per size, all-reduce `--warmup` times, synchronize, barrier, then
 the host clock around N back-to-back all-reduces and one synchronize, N = max(--iters, min(1000, 16 MiB / size))
-so that small, latency-bound sizes are timed over a loop long enough to read; time = elapsed / N, averaged over
-ranks. algbw = bytes / time (1 GB/s = 1e9 B/s), busbw = algbw x 2(n-1)/n (nccl-tests PERFORMANCE.md).
+so that small, latency-bound sizes are timed over a loop long enough to read; time = elapsed / N, the median of
+five such loops, averaged over ranks. algbw = bytes / time (1 GB/s = 1e9 B/s), busbw = algbw x 2(n-1)/n (nccl-tests PERFORMANCE.md).
 Prints one line per size on rank 0 and, with --json FILE, writes the rows.
 """
 
@@ -60,13 +60,16 @@ def main():
         for _ in range(args.warmup):
             dist.all_reduce(data)
         sync()
-        barrier()
         iters = max(args.iters, min(1000, (16 << 20) // size))  # the same count rocm-doctor uses per size
-        started = time.perf_counter()
-        for _ in range(iters):
-            dist.all_reduce(data)
-        sync()
-        seconds = torch.tensor([(time.perf_counter() - started) / iters], dtype=torch.float64, device=device)
+        loops = []
+        for _ in range(5):  # the median of five timed loops, as rocm-doctor does on GPUs
+            barrier()
+            started = time.perf_counter()
+            for _ in range(iters):
+                dist.all_reduce(data)
+            sync()
+            loops.append((time.perf_counter() - started) / iters)
+        seconds = torch.tensor([sorted(loops)[2]], dtype=torch.float64, device=device)
         dist.all_reduce(seconds)  # mean over ranks
         mean = float(seconds.item()) / world
         nbytes = count * 4

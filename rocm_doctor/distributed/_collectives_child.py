@@ -165,6 +165,9 @@ def pattern(torch, rank, count, device, offset=0):
     return (index % PATTERN_PERIOD).to(torch.float32) * PATTERN_STEP + float(rank + 1)
 
 
+TIMED_LOOPS_ON_GPU = 5
+
+
 def timed_iterations(base, nbytes):
     """Small messages take tens of microseconds: time enough of them (up to 1000) that the loop lasts long enough
     to read. Derived from the size alone, so every rank runs the same count without agreeing on it."""
@@ -298,20 +301,24 @@ class Rank:
 
     def measure(self, op, nbytes, per_rank, warmup, iters):
         torch = self.torch
-        iters = timed_iterations(iters, nbytes)
+        on_gpu = self.device.type == "cuda"
+        iters = timed_iterations(iters, nbytes) if on_gpu else iters
         buffers = self.buffers(op, per_rank, fill=False)
         self.begin(op, nbytes, "warmup")
         self.barrier()
         for _ in range(warmup):
             self.run_op(op, buffers)
         sync(torch, self.device)
-        self.barrier()
         self.begin(op, nbytes, "timed")
-        started = time.perf_counter()
-        for _ in range(iters):
-            self.run_op(op, buffers)
-        sync(torch, self.device)
-        seconds = (time.perf_counter() - started) / max(1, iters)
+        loops = []
+        for _ in range(TIMED_LOOPS_ON_GPU if on_gpu else 1):  # the median of several loops: latency is noisy
+            self.barrier()
+            started = time.perf_counter()
+            for _ in range(iters):
+                self.run_op(op, buffers)
+            sync(torch, self.device)
+            loops.append((time.perf_counter() - started) / max(1, iters))
+        seconds = sorted(loops)[len(loops) // 2]
         # correctness pass on known per-rank inputs
         buffers = self.buffers(op, per_rank, fill=True)
         self.begin(op, nbytes, "check")
