@@ -23,7 +23,9 @@ class GpuInventory(Check):
         lines, summary = [], []
         for gpu in found:
             real = real_gfx(gpu, env)
-            kind = "integrated" if integrated(gpu) else "discrete"
+            # no source said, and the gfx (the other clue) is unknown: do not call it discrete
+            kind = "integrated" if integrated(gpu) else \
+                "discrete" if gpu.get("igpu") is False or real or gpu.get("gfx") else "integrated or discrete: unknown"
             said = ", ".join(f"{s}: {g or 'present'}" for s, g in gpu["sources"].items())
             override = override_for(env, gpu)
             runs = f"; runs {overrides.target_of(override[1]) or 'an invalid target'} code ({override[0]}={override[1]})" \

@@ -8,6 +8,7 @@ import posixpath
 from rocm_doctor.engine.model import Check, Platform, Severity
 
 from rocm_doctor.checks.amd_common import effective_gfx, gpus, integrated, label, override_for
+from rocm_doctor.checks.torch_install import flavour_name
 
 LIBRARY_FILES = {"rocblas": "librocblas.so", "hipblaslt": "libhipblaslt.so"}
 
@@ -44,7 +45,7 @@ class RocblasLibraryCoverage(Check):
         if not found:
             return self.skip("no AMD GPU found")
         if facts.get("torch.flavour") in ("cpu", "cuda"):
-            return self.skip(f"torch is a {facts['torch.flavour'].upper()} build (see torch-build-mismatch)")
+            return self.skip(f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch)")
         folders = used_folders(facts)
         if "rocblas" not in folders:
             return self.skip("no rocBLAS kernel folder was found (torch's lib/rocblas/library, /opt/rocm/lib/...)")

@@ -11,6 +11,7 @@ from rocm_doctor.knowledge.store import load
 
 from rocm_doctor.checks.amd_common import (arch_list, covered, effective_gfx, gpus, integrated, label, override_for,
                                            real_gfx, set_lines)
+from rocm_doctor.checks.torch_install import flavour_name
 
 SOURCE_BUILD = ("Build torch for it: PYTORCH_ROCM_ARCH={gfx} python setup.py develop in a pytorch checkout "
                 "(https://github.com/pytorch/pytorch#amd-rocm-support); slow, last resort.")
@@ -96,12 +97,12 @@ class GfxNotInTorchArchList(Check):
         missing = [(g, real_gfx(g, facts.env)) for g in judged if real_gfx(g, facts.env)
                    and (archs is None or not covered(archs, real_gfx(g, facts.env)))]
         if not missing or facts.os == "windows":
-            return self.skip(f"torch is a {facts['torch.flavour'].upper()} build (see torch-build-mismatch)")
+            return self.skip(f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch)")
         findings = []
         for gpu, gfx in missing:
             advice, fix = remedies(facts, gfx, None)
             findings.append(self.with_fix(self.warn(
-                f"torch is a {facts['torch.flavour'].upper()} build (see torch-build-mismatch), and the ROCm wheels "
+                f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch), and the ROCm wheels "
                 f"of {name} have no code for {label(gpu)}'s {gfx} either: installing them alone "
                 "gives hipErrorNoBinaryForGpu / 'invalid device function'.",
                 subject=str(gpu.get("index")), remediation=advice,

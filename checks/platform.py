@@ -44,20 +44,22 @@ class TargetPython(Check):
     def run(self, facts):
         target = facts["python.target"]
         version_text = facts.get("python.target.version")
-        where = f"{target.get('python')} ({target.get('reason')})"
+        where = str(target.get("python"))  # why it was chosen is in the evidence (it has parentheses of its own)
+        chosen = [f"interpreter: {where}"] + ([f"chosen as: {target['reason']}"] if target.get("reason") else [])
         if not version_text:
-            return self.skip(f"the version of {where} is unknown: {facts.why_missing('python.target.version')}")
+            return self.skip(f"the version of {where} is unknown: {facts.why_missing('python.target.version')}",
+                             evidence=chosen)
         try:
             version = Version(version_text)
         except InvalidVersion:
-            return self.warn(f"cannot read the Python version {version_text!r} of {where}")
+            return self.warn(f"cannot read the Python version {version_text!r} of {where}", evidence=chosen)
         if version < OLDEST_PYTHON:
             return self.fail(
                 f"Python {version} at {where} is older than any current PyTorch wheel supports.",
                 remediation=["Create a new environment with Python 3.10-3.12 and install torch there."],
-                evidence=[f"interpreter: {target.get('python')}"],
+                evidence=chosen,
             )
-        return self.ok(f"Python {version} at {where}")
+        return self.ok(f"Python {version} at {where}", evidence=chosen)
 
 
 class WslDetected(Check):

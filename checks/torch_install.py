@@ -8,6 +8,14 @@ from rocm_doctor.fix.steps import pip_install
 from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index, pip_install_command
 
 
+FLAVOUR_NAMES = {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU"}
+
+
+def flavour_name(flavour) -> str:
+    """How a torch build flavour is written in messages: ROCm, CUDA, CPU."""
+    return FLAVOUR_NAMES.get(str(flavour), str(flavour).upper())
+
+
 def _gpu_vendors(facts) -> set[str]:
     return {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
 
@@ -128,22 +136,22 @@ class TorchBuildMatchesGpu(Check):
         if "amd" in vendors and flavour != "rocm" and "nvidia" not in vendors:
             index, why = _amd_index(facts)
             return self.fail(
-                f"torch {version} is a {flavour.upper()} build, but the GPU here is AMD: it will never use the GPU.",
+                f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is AMD: it will never use the GPU.",
                 evidence=[f"torch.version.hip = {facts.get('torch.hip')}", f"torch.version.cuda = {facts.get('torch.cuda_version')}"],
                 remediation=[f"Install {why}: {pip_install_command(python, index)}"],
                 fix=_pip_fix(python, index) if _amd_plan_is_direct(facts) else [],
             )
         if "nvidia" in vendors and flavour != "cuda" and "amd" not in vendors:
             return self.fail(
-                f"torch {version} is a {flavour.upper()} build, but the GPU here is NVIDIA.",
+                f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is NVIDIA.",
                 remediation=[pip_install_command(python, cuda_index())],
                 fix=_pip_fix(python, cuda_index()),
             )
         if not vendors & {"amd", "nvidia"}:
             if flavour == "cpu":
                 return self.ok(f"torch {version} is a CPU build and no AMD or NVIDIA GPU was found")
-            return self.info(f"torch {version} is a {flavour.upper()} build, but no AMD or NVIDIA GPU shows on PCI")
-        return self.ok(f"torch {version} is a {flavour.upper()} build for the {'/'.join(sorted(vendors & {'amd', 'nvidia'})).upper()} GPU here")
+            return self.info(f"torch {version} is a {flavour_name(flavour)} build, but no AMD or NVIDIA GPU shows on PCI")
+        return self.ok(f"torch {version} is a {flavour_name(flavour)} build for the {'/'.join(sorted(vendors & {'amd', 'nvidia'})).upper()} GPU here")
 
 
 class TorchSeesGpu(Check):
@@ -166,12 +174,21 @@ class TorchSeesGpu(Check):
             evidence.append(f"exception: {facts['torch.available_error']}")
         evidence += [f"warning: {w}" for w in facts.get("torch.warnings") or []]
         said = facts.get("torch.available_error") or next(iter(facts.get("torch.warnings") or []), None)
+        remediation = [
+            "Check that the GPU driver is loaded and the devices are accessible (see the ROCm/driver findings).",
+            "Make sure no *_VISIBLE_DEVICES variable hides the GPU (see gpu-visibility-env).",
+        ]
+        cause = ""
+        hipinfo = facts.get("windows.hipinfo")
+        if (facts.os == "windows" and flavour == "rocm" and isinstance(hipinfo, dict) and not hipinfo.get("devices")
+                and not hipinfo.get("error") and not hipinfo.get("timed_out")):
+            # hipInfo ran and lists no device: the cause is below torch, and that finding says which
+            cause = " The HIP runtime itself finds no GPU (hipInfo): see windows-gpu-not-enumerated for the cause."
+            remediation.insert(0, "Fix what windows-gpu-not-enumerated reports first: torch cannot see a GPU the "
+                                  "HIP runtime does not list.")
         return self.fail(
-            f"this {flavour.upper()} build of torch cannot reach any GPU"
-            + (f"; torch says: {said}" if said else " (torch gave no reason)."),
+            f"this {flavour_name(flavour)} build of torch cannot reach any GPU"
+            + (f"; torch says: {said}" if said else " (torch gave no reason).") + cause,
             evidence=evidence,
-            remediation=[
-                "Check that the GPU driver is loaded and the devices are accessible (see the ROCm/driver findings).",
-                "Make sure no *_VISIBLE_DEVICES variable hides the GPU (see gpu-visibility-env).",
-            ],
+            remediation=remediation,
         )

@@ -163,3 +163,10 @@ def test_probes_record_paths_libraries_and_rc_lines(tmp_path):
     assert torch_rocblas["gfx"] == ["gfx1030", "gfx90a"]
     assert [e["exists"] for e in facts["rocm.paths"]["PATH"]] == [False, True]
     assert facts["rocm.paths"]["installs"][0] == {"path": str(tmp_path / "rocm"), "exists": False, "active": False}
+
+
+def test_the_real_h200_machine_replays_without_any_problem(doctor):
+    """Recorded on 2x NVIDIA H200 by `rocm-doctor snapshot`: nothing at warn or above, from any check."""
+    findings = replay(doctor, "linux-2x-h200-cuda-torch2.11")
+    assert [f["id"] for f in findings if f["status"] in ("warn", "fail", "error")] == []
+    assert {f["id"]: f["status"] for f in findings}["torch-cuda-unavailable"] == "ok"

@@ -30,7 +30,7 @@ CASES = [
     ("torch-build-mismatch", {"torch.flavour": "rocm", "torch.version": "2.13.0+rocm7.2", "gpu.pci": NVIDIA_GPU,
                               "python.target": TARGET}, {}, "fail", "whl/cu"),
     ("torch-build-mismatch", {"torch.flavour": "rocm", "torch.version": "2.13.0+rocm7.2", "gpu.pci": AMD_GPU},
-     {}, "ok", "ROCM build"),
+     {}, "ok", "ROCm build"),
     ("torch-build-mismatch", {"torch.flavour": "cpu", "torch.version": "2.13.0+cpu", "gpu.pci": []}, {}, "ok", "no AMD"),
     ("torch-not-installed", {"torch.installed": False, "python.target": TARGET, "gpu.pci": AMD_GPU}, {}, "fail",
      "/home/u/venv/bin/python -m pip install torch --index-url https://download.pytorch.org/whl/rocm"),

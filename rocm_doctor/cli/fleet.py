@@ -21,7 +21,7 @@ def command():
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Also write the fleet report (JSON).")
 def diff_command(reports, as_json, output):
     """Compare node reports (from the fleet worker), fleet reports, or `rocm-doctor check --json` reports."""
-    from rocm_doctor.distributed.fleet import diff, render_table
+    from rocm_doctor.distributed.fleet import diff, expand, render_table
 
     loaded = []
     for path in reports:
@@ -31,11 +31,24 @@ def diff_command(reports, as_json, output):
             raise DoctorUsageError(f"{path}: not a JSON report ({exc})") from None
         if isinstance(value, dict) and "findings" in value and "kind" not in value:
             value = dict(value, _name=path.stem)
+        try:  # each file alone first, so a malformed one is named (never a traceback)
+            if not expand([value]):
+                click.echo(f"rocm-doctor: warning: {path} is not a node, fleet or check report; ignored", err=True)
+                continue
+            diff([value])
+        except (AttributeError, TypeError, KeyError, ValueError) as exc:
+            raise DoctorUsageError(f"{path}: malformed report ({type(exc).__name__}: {exc})") from None
         loaded.append(value)
-    fleet = diff(loaded)
+    try:
+        fleet = diff(loaded)
+    except (AttributeError, TypeError, KeyError, ValueError) as exc:
+        raise DoctorUsageError(f"the reports could not be compared ({type(exc).__name__}: {exc})") from None
     if not fleet["nodes"]:
         raise DoctorUsageError("none of the files is a node, fleet or check report")
     if output:
-        output.write_text(json.dumps(fleet, indent=1, default=str), encoding="utf-8")
+        try:
+            output.write_text(json.dumps(fleet, indent=1, default=str), encoding="utf-8")
+        except OSError as exc:
+            raise DoctorUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
     click.echo(json.dumps(fleet, indent=1, default=str) if as_json else render_table(fleet))
     raise SystemExit(EXIT_PROBLEMS if fleet["differences"] or fleet["finding_differences"] else EXIT_OK)

@@ -60,7 +60,10 @@ def command(as_json, only, python, device, output, case_timeout, no_profile, no_
     findings = [f for f in judge([], facts, stage)]
     document = {"stage": stage, "findings": [f.to_dict() for f in findings]}
     if output is not None:
-        output.write_text(json.dumps(document, indent=2, default=str), encoding="utf-8")
+        try:
+            output.write_text(json.dumps(document, indent=2, default=str), encoding="utf-8")
+        except OSError as exc:
+            raise DoctorUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
     if as_json:
         click.echo(json.dumps(document, indent=2, default=str))
     else:
@@ -80,8 +83,12 @@ def render(stage, findings, verbose=False, output=None) -> None:
     suite = stage.get("suite") or {}
     hello = suite.get("hello") or {}
     devices = ", ".join(f"{d.get('index')}: {d.get('name')} ({d.get('arch')})" for d in hello.get("devices") or [])
-    out.print(f"Kernels in {escape(str(stage.get('python')))} — torch {hello.get('torch')} "
-              f"({'HIP ' + str(hello['hip']) if hello.get('hip') else 'CUDA ' + str(hello['cuda']) if hello.get('cuda') else 'CPU'}), "
+    if hello:
+        build = 'HIP ' + str(hello['hip']) if hello.get('hip') else 'CUDA ' + str(hello['cuda']) if hello.get('cuda') else 'CPU'
+        about_torch = f"torch {escape(str(hello.get('torch')))} ({build})"
+    else:  # the child stopped before it said which torch it has
+        about_torch = "torch not reported"
+    out.print(f"Kernels in {escape(str(stage.get('python')))} — {about_torch}, "
               f"device {escape(str(suite.get('device')))}" + (f" [{escape(devices)}]" if devices else ""))
     if suite.get("fatal"):
         fatal = suite["fatal"]
@@ -89,7 +96,7 @@ def render(stage, findings, verbose=False, output=None) -> None:
         for line in fatal.get("stderr_tail") or []:
             out.print(f"       {escape(line)}")
     counts = suite.get("counts") or {}
-    out.print("Outcomes: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+    out.print("Outcomes: " + (", ".join(f"{v} {k}" for k, v in counts.items() if v) or "no case ran")
               + f" — {suite.get('seconds', 0):.1f} s in {len(suite.get('children') or [])} child process(es)")
     out.print()
     for category, row in (suite.get("by_category") or {}).items():

@@ -42,7 +42,18 @@ def cli():
     """Diagnose and repair PyTorch GPU setups (AMD ROCm first; NVIDIA too)."""
 
 
+def _tolerate_narrow_encodings() -> None:
+    """A console or pipe that cannot encode a character ('—', '✓'; PYTHONIOENCODING=ascii, a legacy code page) gets
+    a replacement character instead of a UnicodeEncodeError in the middle of the report."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper (tests, pythonw)
+            pass
+
+
 def main() -> None:
+    _tolerate_narrow_encodings()
     try:
         cli.main(standalone_mode=True)
     except KeyboardInterrupt:

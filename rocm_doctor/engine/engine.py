@@ -117,7 +117,8 @@ def _own_error(check: str, subject: str, title: str, message: str, traceback_tex
         status=Status.ERROR,
         title=title,
         message=message,
-        evidence=traceback_text.splitlines()[-6:],
+        # Python 3.11+ underlines the failing expression with ^~~~ lines: they say nothing out of context
+        evidence=[line for line in traceback_text.splitlines() if line.strip(" ^~")][-6:],
         remediation=["This is a bug in rocm-doctor; please report it with `rocm-doctor report`."],
         area="rocm-doctor",
         severity=Severity.LOW,

@@ -140,6 +140,9 @@ def run(
     except OSError as exc:
         result.error = f"{type(exc).__name__}: {exc.strerror or exc}"
         return result
+    except ValueError as exc:  # a NUL byte in an argument or the environment (text read from the machine)
+        result.error = f"invalid command line or environment: {exc}"
+        return result
 
     out, err = _Capture(output_cap), _Capture(output_cap)
     readers = [
@@ -149,11 +152,9 @@ def run(
     for reader in readers:
         reader.start()
     if stdin_data is not None:
-        try:
-            proc.stdin.write(stdin_data)
-            proc.stdin.close()
-        except OSError:
-            pass
+        # From a thread: a child that never reads stdin must not block us past the pipe buffer (64 KiB) with no
+        # timeout; the write ends with BrokenPipeError once the child exits or is killed.
+        threading.Thread(target=_feed_stdin, args=(proc.stdin, stdin_data), daemon=True).start()
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -170,6 +171,18 @@ def run(
     result.stdout_truncated_bytes = out.dropped
     result.stderr_truncated_bytes = err.dropped
     return result
+
+
+def _feed_stdin(stream, data: bytes) -> None:
+    try:
+        stream.write(data)
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
 
 
 def start(argv: Sequence[str], env: Optional[Mapping[str, str]] = None) -> subprocess.Popen:

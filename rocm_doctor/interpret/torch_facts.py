@@ -110,6 +110,12 @@ def interpret(observations: Observations, facts: Facts) -> None:
     arch = by_stage.get("arch_list")
     if arch is not None and arch.get("arch_list") is not None:
         facts.set("torch.arch_list", arch["arch_list"])
+    elif facts.get("torch.flavour") == "cpu":
+        facts.set_missing("torch.arch_list", "torch is a CPU build: it has no GPU targets")
+    elif arch is not None:
+        facts.set_missing("torch.arch_list", f"torch.cuda.get_arch_list() failed: {arch.get('error') or 'no answer'}")
+    else:  # the probe asks only when torch.cuda.is_available() is True
+        facts.set_missing("torch.arch_list", "torch sees no GPU, so its compiled GPU targets were not asked for")
     if devices:
         facts.set("torch.devices", devices)
     libraries = by_stage.get("libraries")

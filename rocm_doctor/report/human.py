@@ -54,7 +54,9 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     header = f"rocm-doctor — {report.platform.get('system') or report.platform.get('os', '')} {report.platform.get('release') or ''}".rstrip()
     console.print(Text(header, style="bold"))
     if target.get("python"):
-        console.print(f"Diagnosing {escape(str(target['python']))} ({escape(str(target.get('reason', '')))})")
+        # The reason often holds parentheses of its own ("the active virtual environment (VIRTUAL_ENV=...)").
+        reason = str(target.get("reason") or "")
+        console.print(f"Diagnosing {escape(str(target['python']))}" + (f" — {escape(reason)}" if reason else ""))
     if report.source != "live":
         console.print(f"Replayed from {escape(report.source)}")
     console.print()
