@@ -41,6 +41,8 @@ def test_report_bundle_is_unwrapped():
         ('{"format": "rocm-doctor-snapshot", "version": 1}', "no observations"),
         ('{"format": "rocm-doctor-snapshot", "version": 1, "observations": {"commands": {"x": {"nope": 1}}}}',
          "malformed"),
+        ('{"format": "rocm-doctor-snapshot", "version": 1, "observations": {"commands": {"x": {"argv": ["x"], '
+         '"stdout": 5}}}}', "malformed"),
     ],
 )
 def test_bad_files_give_one_line_errors(tmp_path, content, message):

@@ -71,10 +71,13 @@ LOG_CAP = 1_000_000
 
 
 def read_log(path: Path) -> dict:
-    """The probe value `user.log` (read by rocm_doctor.interpret.amd_derived): the log's text, its last MB."""
+    """The probe value `user.log` (read by rocm_doctor.interpret.amd_derived): the log's last MB, the end being
+    where a crash's message is."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - LOG_CAP))
+            raw = handle.read(LOG_CAP)
     except OSError as exc:
         raise DoctorUsageError(f"--log {path}: cannot read ({exc.strerror or exc})") from None
-    return {"path": str(path), "text": raw[-LOG_CAP:].decode("utf-8", errors="replace"), "truncated": len(raw) > LOG_CAP}
-
+    return {"path": str(path), "text": raw.decode("utf-8", errors="replace"), "truncated": size > LOG_CAP}

@@ -67,10 +67,28 @@ class CommandResult:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "CommandResult":
+        """Rebuild a recorded result; a field of the wrong type raises TypeError (a malformed snapshot)."""
         known = {f for f in cls.__dataclass_fields__}
         values = {k: v for k, v in data.items() if k in known}
         values["argv"] = [str(a) for a in data["argv"]]
+        for name, types in _FIELD_TYPES.items():
+            if name in values and not isinstance(values[name], types):
+                raise TypeError(f"{name} is {type(values[name]).__name__}")
         return cls(**values)
+
+
+_FIELD_TYPES = {
+    "returncode": (int, type(None)),
+    "stdout": str,
+    "stderr": str,
+    "duration_s": (int, float),
+    "timed_out": bool,
+    "error": (str, type(None)),
+    "stdout_truncated_bytes": int,
+    "stderr_truncated_bytes": int,
+    "invalid_utf8": bool,
+    "timeout_s": (int, float, type(None)),
+}
 
 
 def signal_name(number: int) -> str:
