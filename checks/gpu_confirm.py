@@ -40,11 +40,14 @@ class _KernelStageCheck(Check):
     """Skips when the kernel stage did not run; otherwise `judge(stage)` gives the verdict."""
 
     area = "gpu"
+    judges_cases = True  # a verdict about the cases that ran: none ran when the suite could not start
 
     def run(self, facts):
         stage = _stage(facts)
         if stage is None:
             return self.skip(NOT_RUN)
+        if self.judges_cases and not _results(stage):
+            return self.skip("no kernel ran: the suite could not start (see gpu-kernels-failed)")
         return self.judge(stage)
 
     def judge(self, stage):  # pragma: no cover - abstract
@@ -74,6 +77,7 @@ def _signature_remediation(records) -> list[str]:
 
 class GpuKernelsFailed(_KernelStageCheck):
     id = "gpu-kernels-failed"
+    judges_cases = False
     title = "Operator kernels run on the GPU without errors"
     severity = Severity.HIGH
 
@@ -240,6 +244,7 @@ class SdpaMathFallback(_KernelStageCheck):
 
 class HsaOverrideKernelsFail(_KernelStageCheck):
     id = "hsa-override-kernels-fail"
+    judges_cases = False
     title = "Core kernels run with the current HSA_OVERRIDE_GFX_VERSION setting"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)

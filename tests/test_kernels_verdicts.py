@@ -216,3 +216,20 @@ def test_judge_replaces_the_skip_placeholders_and_applies_the_verdicts():
     assert len(by_check["gpu-kernels-failed"]) == 1 and by_check["gpu-kernels-failed"][0].status is Status.OK
     assert by_check["gfx-not-in-torch-arch-list"][0].status is Status.WARN
     assert {"gpu-kernel-crash", "gpu-kernel-hang", "gpu-kernels-wrong-result"} <= set(by_check)
+
+
+def test_case_verdicts_skip_when_the_suite_never_started():
+    from rocm_doctor.engine.engine import run_one
+    from rocm_doctor.engine.registry import load_registry
+    from rocm_doctor.facts.facts import Facts
+    from rocm_doctor.facts.observations import Observations
+
+    registry = load_registry(include_plugins=False)
+    facts = Facts(Observations())
+    facts.set("platform.os", "linux")
+    facts.set("gpu.kernels", {"ran": True, "device": "cuda",
+                              "suite": {"fatal": {"stage": "device", "error": "no GPU"}, "results": [], "hello": {}}})
+    statuses = {check_id: run_one(registry.by_id(check_id), facts)[0].status.value
+                for check_id in ("gpu-kernels-failed", "gpu-kernel-crash", "gpu-kernel-hang", "gpu-kernels-wrong-result")}
+    assert statuses["gpu-kernels-failed"] == "fail"
+    assert {statuses[c] for c in ("gpu-kernel-crash", "gpu-kernel-hang", "gpu-kernels-wrong-result")} == {"skip"}

@@ -4,4 +4,6 @@ snapshot with results re-judge them in rocm_doctor.gpu.bench.facts.attach as bef
 
 from __future__ import annotations
 
-from rocm_doctor.gpu.bench.facts import interpret  # noqa: F401  (the interpreter entry point)
+from rocm_doctor.gpu.bench.facts import interpret
+
+__all__ = ["interpret"]

@@ -45,6 +45,10 @@ LAUNCH_LIMITS = {
 NO_BF16_MATRIX = r"^gfx(8|90[0-6]|10[13])"  # Vega/GCN before gfx908, RDNA1/RDNA2
 
 
+def _shapes_label(count: int) -> str:
+    return "one shape" if count == 1 else f"best of {count} shapes"
+
+
 def verdict(fraction: Optional[float], good: float, low: float) -> str:
     if fraction is None:
         return UNKNOWN
@@ -165,7 +169,7 @@ class Analysis:
                 explanation = f"no expectation: {self.match}"
             if v in (LOW, VERY_LOW):
                 lows.append(dtype)
-            self.add(_line("matmul", f"matmul.{dtype}", f"{dtype} mm (best of {len(by_dtype[dtype])} shapes, {shape})",
+            self.add(_line("matmul", f"matmul.{dtype}", f"{dtype} mm ({_shapes_label(len(by_dtype[dtype]))}, {shape})",
                            rec["median_tflops"], "TFLOP/s", check="bench-matmul-low" if self.on_gpu else None,
                            expected=peak, fraction=fraction, verdict_=v, explanation=explanation, remedy=remedy,
                            best_tflops=rec["best_tflops"], shape=shape, good_at=rule["good"], low_at=rule["low"],
