@@ -108,3 +108,13 @@ def test_plan_collects_fail_and_warn_dedupes_and_filters():
     assert [i.step.kind for i in only.items] == ["unset_env"]
     assert collect(findings, only=["gpu-visibility-env:HIP_VISIBLE_DEVICES"]).items[0].number == 1
     assert unknown_ids(findings, ["nope", "torch-not-installed"]) == ["nope"]
+
+
+def test_the_same_change_asked_by_two_findings_with_different_reasons_is_one_step():
+    first = Finding(id="hsa-override-gfx-version:0", check="hsa-override-gfx-version", status=Status.FAIL, title="t",
+                    message="m", fix=[S.set_env("HSA_OVERRIDE_GFX_VERSION", "10.3.0", note="wrong family")])
+    second = Finding(id="gfx-not-in-torch-arch-list:0", check="gfx-not-in-torch-arch-list", status=Status.FAIL,
+                     title="t", message="m", fix=[S.set_env("HSA_OVERRIDE_GFX_VERSION", "10.3.0", note="run gfx1030 code")])
+    plan = collect([first, second])
+    assert len(plan.items) == 1
+    assert plan.items[0].findings == ["hsa-override-gfx-version:0", "gfx-not-in-torch-arch-list:0"]

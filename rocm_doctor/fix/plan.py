@@ -57,7 +57,7 @@ def collect(findings: Iterable[Finding], only: Sequence[str] = ()) -> Plan:
     seen: dict[str, PlanItem] = {}
     for finding in findings:
         for step in finding.fix:
-            key = json.dumps(step.to_dict(), sort_keys=True)
+            key = _change_key(step)
             if key in seen:
                 item = seen[key]
                 if finding.id not in item.findings:
@@ -69,6 +69,11 @@ def collect(findings: Iterable[Finding], only: Sequence[str] = ()) -> Plan:
             seen[key] = item
             items.append(item)
     return Plan(items)
+
+
+def _change_key(step: Step) -> str:
+    """What a step changes, without its explanation: two findings asking for the same change share one step."""
+    return json.dumps({k: v for k, v in step.to_dict().items() if k != "note"}, sort_keys=True)
 
 
 def unknown_ids(findings: Iterable[Finding], only: Sequence[str]) -> list[str]:
