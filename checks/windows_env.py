@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.fix import steps as S
 from rocm_doctor.windows import remedy
 from rocm_doctor.windows.envscopes import SETX_LIMIT, conflicts, stale
 
@@ -214,4 +215,5 @@ class HsaOverrideOnWindows(_WindowsEnvCheck):
             evidence=[f"{scope}: {name} = {text}" for scope, name, text in where],
             remediation=remediation,
             data={"set_in": [s for s, _, _ in where]},
+            fix=[S.unset_env(name, scope=scope, note="it has no effect on Windows") for scope, name, _ in where],
         )

@@ -493,3 +493,16 @@ def test_real_cli_replays_a_windows_snapshot(doctor):
 
 if __name__ == "__main__":
     sys.exit(regenerate())
+
+
+def test_fix_plan_for_the_override_on_windows_unsets_it_in_its_scopes(tmp_path):
+    from click.testing import CliRunner
+
+    from rocm_doctor.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["fix", "--dry-run", "--from", str(SNAPSHOTS / "windows-hsa-override.json")],
+                                env={"ROCM_DOCTOR_STATE_DIR": str(tmp_path)})
+    assert result.exit_code in (0, 1), result.output
+    assert "HKCU\\Environment" in result.output.splitlines()[0]
+    assert 'reg delete "HKCU\\Environment" /v HSA_OVERRIDE_GFX_VERSION /f' in result.output
+    assert "setx" not in result.output

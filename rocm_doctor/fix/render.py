@@ -36,7 +36,7 @@ def label(item: Preview, dry_run: bool) -> str:
 
 
 def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool, verbose: bool = False) -> list[str]:
-    where = "HKCU\\Environment" if ctx.windows and ctx.registry is not None else ctx.show_path(ctx.rc_path())
+    where = "HKCU\\Environment" if ctx.windows else ctx.show_path(ctx.rc_path())
     lines = [f"Fix plan for {target} ({len(previews)} step{'s' if len(previews) != 1 else ''}; shell: {ctx.shell}; "
              f"your persistent environment: {where})", ""]
     for item in previews:
