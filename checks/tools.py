@@ -30,8 +30,9 @@ class ExternalToolMisbehaved(Check):
                 findings.append(self.warn(
                     f"`{command}` was killed by {signal_name(result.signal)}; its output may be incomplete.",
                     subject=key, evidence=[result.describe(), *result.stderr.strip().splitlines()[-5:]],
-                    remediation=[f"Run `{command}` by hand to see the crash; an SMI tool that aborts is a known "
-                                 "packaging bug on some distributions and does not mean the GPU is broken."]))
+                    remediation=[f"Run `{command}` by hand to see the crash; `dmesg` shows whether the driver was involved."
+                                 + (" An SMI tool that aborts is a known packaging bug on some distributions and does "
+                                    "not mean the GPU is broken." if "smi" in key else "")]))
             elif result.truncated:
                 dropped = result.stdout_truncated_bytes + result.stderr_truncated_bytes
                 findings.append(self.warn(
