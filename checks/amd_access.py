@@ -4,7 +4,7 @@ and the amdgpu kernel driver with its KFD loaded and matching the kernel (rocm-k
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 
 from rocm_doctor.checks.amd_common import gpus
 
@@ -20,6 +20,8 @@ def amd_present(facts) -> bool:
 class RocmDeviceAccess(Check):
     id = "rocm-device-access"
     title = "This user can open /dev/kfd and the GPU render nodes"
+    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "hip-runtime-mismatch", "gpu-kernel*",
+                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)  # WSL goes through /dev/dxg: wsl-rocm-support
@@ -92,6 +94,8 @@ class RocmDeviceAccess(Check):
 class RocmKernelDriver(Check):
     id = "rocm-kernel-driver"
     title = "The amdgpu kernel driver and its KFD are loaded for this kernel"
+    explains = ("rocm-device-access", "torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*",
+                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 
-from rocm_doctor.fix import shells
-from rocm_doctor.fix import steps as S
-from rocm_doctor.knowledge import catalog, overrides, wheels
-from rocm_doctor.parsers import gfx as gfxlib
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import shells
+from rocm_doctor.knowledge import wheels
+from rocm_doctor.interpret.gpu_targets import (OVERRIDE, effective_gfx, integrated, override_for,  # noqa: F401 (shared)
+                                             override_variables, real_gfx)
 
-OVERRIDE = "HSA_OVERRIDE_GFX_VERSION"
-HARDWARE_SOURCES = ("kfd", "amd-smi", "rocm-smi")
 RC_FILES = {"bash": "~/.bashrc", "zsh": "~/.zshrc", "fish": "~/.config/fish/config.fish", "sh": "~/.profile"}
 _TORCH_INDEX = re.compile(r"\+rocm(\d+\.\d+(?:\.\d+)?)")
 
@@ -21,16 +20,6 @@ def gpus(facts) -> list[dict]:
     return [g for g in facts.get("gpu.inventory") or [] if isinstance(g, dict)]
 
 
-def real_gfx(gpu: dict, env: dict) -> str | None:
-    """The GPU's hardware gfx: KFD or SMI first (an override does not change them); a runtime source (rocminfo,
-    torch) only when no override is set for it; else the target of its PCI device id; None when unknown."""
-    sources = gpu.get("sources") or {}
-    for source in HARDWARE_SOURCES:
-        if sources.get(source):
-            return sources[source]
-    if override_for(env, gpu) is None and gpu.get("gfx"):
-        return gpu["gfx"]
-    return catalog.gfx_for_pci_id(gpu.get("device_id"))
 
 
 def label(gpu: dict) -> str:
@@ -38,25 +27,10 @@ def label(gpu: dict) -> str:
     return f"GPU {gpu.get('index')} ({name})"
 
 
-def override_for(env: dict, gpu: dict) -> tuple[str, str] | None:
-    """(variable, value) of the override that applies to this GPU: HSA_OVERRIDE_GFX_VERSION_<node> first."""
-    node = gpu.get("node")
-    for variable in ([f"{OVERRIDE}_{node}"] if node is not None else []) + [OVERRIDE]:
-        if env.get(variable, "").strip():
-            return variable, env[variable].strip()
-    return None
 
 
-def override_variables(env: dict) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k == OVERRIDE or re.fullmatch(OVERRIDE + r"_\d+", k)}
 
 
-def effective_gfx(gpu: dict, env: dict) -> str | None:
-    """The gfx whose code objects the runtime loads: the override's target when one is set and valid."""
-    found = override_for(env, gpu)
-    if found and overrides.target_of(found[1]):
-        return overrides.target_of(found[1])
-    return real_gfx(gpu, env)
 
 
 def torch_index(facts) -> str | None:
@@ -94,8 +68,6 @@ def rocm_version(facts) -> tuple[str | None, str]:
     return None, ""
 
 
-def integrated(gpu: dict) -> bool:
-    return gpu.get("igpu") is True or (gpu.get("igpu") is None and gpu.get("gfx") in gfxlib.INTEGRATED_TARGETS)
 
 
 # ---- remediation in the user's shell ------------------------------------------------------------------------------

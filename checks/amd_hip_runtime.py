@@ -26,6 +26,8 @@ def release(text) -> str | None:
 class HipRuntimeMismatch(Check):
     id = "hip-runtime-mismatch"
     title = "torch runs on the HIP runtime it was built for"
+    explains = ("torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
+                "collective-*")
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)

@@ -4,31 +4,12 @@ platform, reading gpu.inventory on Linux/WSL and hipInfo's device list (windows.
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import overrides
+from rocm_doctor.parsers.visible_devices import entries, visible_order
 from rocm_doctor.windows import remedy
 
 from rocm_doctor.checks.amd_common import OVERRIDE, gpus, integrated, label, override_for, real_gfx, set_lines
-
-
-def visible_order(found: list[dict], env: dict) -> list[dict]:
-    """The GPUs in HIP's order after ROCR_VISIBLE_DEVICES (indices or UUIDs) and then HIP/CUDA_VISIBLE_DEVICES
-    (indices into what ROCr left). An entry it cannot read stops the list, as the runtimes do."""
-    order = list(found)
-    for variable in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
-        value = env.get(variable)
-        if value is None:
-            continue
-        picked = []
-        for entry in (e.strip() for e in value.split(",")):
-            if entry.isdigit() and int(entry) < len(order):
-                picked.append(order[int(entry)])
-            elif variable == "ROCR_VISIBLE_DEVICES" and any(g.get("uuid") == entry for g in order):
-                picked.append(next(g for g in order if g.get("uuid") == entry))
-            else:
-                break
-        order = picked
-    return order
 
 
 class IgpuEnumeratedFirst(Check):
@@ -97,7 +78,7 @@ class IgpuEnumeratedFirst(Check):
                     f"isIntegrated={int(bool(d.get('is_integrated')))}" for d in devices]
         if visible:
             evidence.append(f"HIP_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES = {visible}")
-            if visible.split(",")[0].strip() == str(target["index"]):
+            if entries(visible)[0] == str(target["index"]):
                 return self.ok(f"the iGPU enumerates first, but *_VISIBLE_DEVICES={visible} selects {target.get('name')}")
         return self.warn(
             f"HIP device 0 is the integrated {first.get('name')} ({first.get('gfx')}); the {target.get('name')} "

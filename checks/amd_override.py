@@ -3,8 +3,9 @@ another family, and present where it is the only working path. (Windows: hsa-ove
 
 from __future__ import annotations
 
+from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import overrides, wheels
 
 from rocm_doctor.checks.amd_common import (OVERRIDE, arch_list, covered, gpus, integrated, label, override_for,
@@ -14,6 +15,9 @@ from rocm_doctor.checks.amd_common import (OVERRIDE, arch_list, covered, gpus, i
 class HsaOverrideGfxVersion(Check):
     id = "hsa-override-gfx-version"
     title = "HSA_OVERRIDE_GFX_VERSION is right for each GPU"
+    explains = (Explains("torch-cuda-unavailable", when_failing), Explains("torch-probe-crashed", when_failing),
+                Explains("gpu-kernel*", when_failing), Explains("hsa-override-kernels-fail", when_failing),
+                Explains("sdpa-math-fallback", when_failing), Explains("bench-*", when_failing))
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)
@@ -120,6 +124,7 @@ class HsaOverrideGfxVersion(Check):
                 f"{label(gpu)} is {gfx}, which no download.pytorch.org wheel builds; {OVERRIDE}={value} (run "
                 f"{overrides.target_of(value)} code, same family) is the usual way to use it with this torch.",
                 subject=str(gpu.get("index")), remediation=set_lines(facts, OVERRIDE, value),
-                evidence=[f"{label(gpu)}: {gfx}", "torch arch list: " + ", ".join(archs)]),
+                evidence=[f"{label(gpu)}: {gfx}", "torch arch list: " + ", ".join(archs)],
+                data={"reason": "override-missing"}),
                 S.set_env(OVERRIDE, value)))
         return findings or None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 
 from rocm_doctor.checks.amd_common import RC_FILES, set_lines, shell
 

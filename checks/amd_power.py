@@ -4,7 +4,7 @@ its idle power state hangs the first kernel or copy on it (ROCm/ROCm#2418, fixed
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import signatures
 
 from rocm_doctor.checks.amd_common import gpus, integrated

@@ -3,53 +3,78 @@
 
 from __future__ import annotations
 
+from rocm_doctor.engine.relations import Explains, override_missing, same_gpu
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import overrides, wheels
 from rocm_doctor.knowledge.store import load
 
 from rocm_doctor.checks.amd_common import (arch_list, covered, effective_gfx, gpus, integrated, label, override_for,
-                                           real_gfx, set_lines)
+                                           real_gfx)
 from rocm_doctor.checks.torch_install import flavour_name
 
 SOURCE_BUILD = ("Build torch for it: PYTORCH_ROCM_ARCH={gfx} python setup.py develop in a pytorch checkout "
-                "(https://github.com/pytorch/pytorch#amd-rocm-support); slow, last resort.")
+                "(https://github.com/pytorch/pytorch#amd-rocm-support).")
 
 
-def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list[str], list]:
-    """(advice, fix steps) in order: a wheel index that builds gfx natively, then (Linux/WSL) an override to a
-    compatible family target, then building from source."""
+def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
+    """(preferred steps, alternatives). A torch built for `gfx` removes the cause and comes first (a
+    download.pytorch.org index, else AMD's TheRock family or multi-arch index); an override to a compatible family
+    target (Linux/WSL) is a workaround with this torch; building from source is the last resort."""
     python = target_python(facts, "python")
     base = load("torch_wheels.json")["index_base"]
-    advice, fix = [], []
+    paths = []  # (title, step, workaround)
     native = wheels.native_indexes(gfx) if facts.os != "windows" else []
     if native:
-        url = base + native[-1]
-        advice.append(f"Install a torch built for {gfx} ({native[-1]} wheels): {wheels.pip_install_command(python, url)}")
-        fix.append(S.pip_install(python, ["torch"], url, extra_args=["--force-reinstall"],
-                                 note=f"a torch build whose arch list has {gfx}"))
+        paths.append((f"install a torch built for {gfx} ({native[-1]} wheels)", S.pip_install(
+            python, ["torch"], base + native[-1], extra_args=["--force-reinstall"],
+            note=f"a torch build whose arch list has {gfx}"), False))
     family = wheels.therock_family(gfx)
-    if family and (facts.os != "windows" or family.get("windows")):
-        advice.append(f"AMD's TheRock wheels for {family['family']} build {gfx} natively: "
-                      + wheels.pip_install_command(python, family["index"]))
     multi = wheels.therock_multi_arch(gfx)
-    if multi and not family:
-        advice.append("AMD's TheRock multi-arch wheels: "
-                      + wheels.pip_install_command(python, multi["index"], packages=f"'{multi['torch']}'"))
+    if family and (facts.os != "windows" or family.get("windows")):
+        paths.append((f"install AMD's TheRock torch for {family['family']}, which builds {gfx} natively", S.pip_install(
+            python, ["torch"], family["index"], extra_args=["--force-reinstall"],
+            note=f"TheRock {family['family']} wheels build {gfx}"), False))
+    elif multi:
+        paths.append((f"install AMD's TheRock multi-arch torch for {gfx}", S.pip_install(
+            python, [multi["torch"]], multi["index"], extra_args=["--force-reinstall"],
+            note=f"TheRock multi-arch wheels build {gfx}"), False))
     value = overrides.recommended(gfx) if facts.os != "windows" else None
     if value and (archs is None or covered(archs, overrides.target_of(value))):
-        advice += [f"Or make the runtime load {overrides.target_of(value)} code (same family) with "
-                   f"HSA_OVERRIDE_GFX_VERSION={value}:"] + set_lines(facts, "HSA_OVERRIDE_GFX_VERSION", value)
-        if not native:
-            fix.append(S.set_env("HSA_OVERRIDE_GFX_VERSION", value, note=f"run {overrides.target_of(value)} code on {gfx}"))
-    advice.append(SOURCE_BUILD.format(gfx=gfx))
-    return advice, fix
+        target = overrides.target_of(value)
+        paths.append((f"keep this torch and run {target} code on {gfx} (same family) with HSA_OVERRIDE_GFX_VERSION",
+                       S.set_env("HSA_OVERRIDE_GFX_VERSION", value, note=f"run {target} code on {gfx}"), True))
+    paths.append((f"build torch for {gfx} from source (slow, last resort)", S.advice(SOURCE_BUILD.format(gfx=gfx)), False))
+    (title, first, _), rest = paths[0], paths[1:]
+    removes = not isinstance(first, S.SetEnv)
+    alternatives = [S.alternative(t, step, workaround=w, why_not_first=_why_second(step, w, gfx, removes))
+                    for t, step, w in rest]
+    return [first], alternatives
+
+
+def override_runs_covered(gpu: dict, env: dict, archs: list[str]) -> bool:
+    """An override in effect for the GPU, of its own family, makes the runtime load code that `archs` has."""
+    override, gfx = override_for(env, gpu), real_gfx(gpu, env)
+    return bool(override and gfx and covered(archs, effective_gfx(gpu, env))
+                and overrides.matches_family(override[1], gfx))
+
+
+def _why_second(step, workaround: bool, gfx: str, first_removes_cause: bool) -> str:
+    if workaround:
+        return (f"a workaround: torch still has no {gfx} code and runs its family's instead, which works for most "
+                "operators; the first path gives torch real code for it" if first_removes_cause else "")
+    if isinstance(step, S.Advice):
+        return "takes hours and a ROCm build toolchain"
+    return "the first index is the one built for this GPU by this OS's wheel table"
 
 
 class GfxNotInTorchArchList(Check):
     id = "gfx-not-in-torch-arch-list"
     title = "torch has GPU code for this GPU's gfx target"
+    explains = (Explains("rocblas-library-coverage", same_gpu), Explains("gfx-support-matrix", same_gpu),
+                Explains("hsa-override-gfx-version", override_missing), "gpu-kernel*", "sdpa-math-fallback",
+                "bench-*")
     area = "amd"
     severity = Severity.HIGH
     requires = ("gpu.inventory", "torch.flavour")
@@ -76,35 +101,35 @@ class GfxNotInTorchArchList(Check):
             return self.ok(f"torch has {gfx} code for {label(gpu)}", subject=subject, evidence=evidence)
         override = override_for(facts.env, gpu)
         runs = effective_gfx(gpu, facts.env)
-        if override and covered(archs, runs) and overrides.matches_family(override[1], gfx):
+        if override_runs_covered(gpu, facts.env, archs):
             return self.info(f"torch has no {gfx} code, but {override[0]}={override[1]} makes the runtime load its "
                              f"{runs} code for {label(gpu)} (same family)", subject=subject,
                              evidence=evidence + [f"{override[0]}={override[1]}"])
-        advice, fix = remedies(facts, gfx, archs)
+        fix, alternatives = remedies(facts, gfx, archs)
         message = (f"torch {facts.get('torch.version')} has no code for {label(gpu)}'s {gfx}: GPU work fails with "
                    "hipErrorNoBinaryForGpu or 'HIP error: invalid device function'.")
         if override:
             message += f" {override[0]}={override[1]} does not fix it (see hsa-override-gfx-version)."
             evidence.append(f"{override[0]}={override[1]} → {runs}")
-        finding = self.fail(message, subject=subject, evidence=evidence, remediation=advice,
-                            data={"gfx": gfx, "arch_list": archs})
-        return self.with_fix(finding, *fix)
+        return self.fail(message, subject=subject, evidence=evidence, data={"gfx": gfx, "arch_list": archs},
+                         fix=fix, alternatives=alternatives)
 
     def _not_rocm(self, facts, judged):
         index = wheels.latest_rocm_index()
         name = index.rstrip("/").rsplit("/", 1)[-1]
         archs = wheels.index_archs(index) if facts.os != "windows" else None
         missing = [(g, real_gfx(g, facts.env)) for g in judged if real_gfx(g, facts.env)
-                   and (archs is None or not covered(archs, real_gfx(g, facts.env)))]
+                   and (archs is None or not covered(archs, real_gfx(g, facts.env)))
+                   and not (archs and override_runs_covered(g, facts.env, archs))]
         if not missing or facts.os == "windows":
             return self.skip(f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch)")
         findings = []
         for gpu, gfx in missing:
-            advice, fix = remedies(facts, gfx, None)
+            fix, alternatives = remedies(facts, gfx, None)
             findings.append(self.with_fix(self.warn(
                 f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch), and the ROCm wheels "
                 f"of {name} have no code for {label(gpu)}'s {gfx} either: installing them alone "
                 "gives hipErrorNoBinaryForGpu / 'invalid device function'.",
-                subject=str(gpu.get("index")), remediation=advice,
+                subject=str(gpu.get("index")), alternatives=alternatives,
                 evidence=[f"{label(gpu)}: {gfx}", f"{index} targets: {', '.join(archs)}"], data={"gfx": gfx}), *fix))
         return findings

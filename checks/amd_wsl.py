@@ -23,6 +23,8 @@ def wsl_gpus() -> list[str]:
 class WslRocmSupport(Check):
     id = "wsl-rocm-support"
     title = "ROCm can reach the GPU from WSL2"
+    explains = ("rocm-device-access", "rocm-kernel-driver", "torch-cuda-unavailable", "torch-probe-crashed",
+                "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.WSL,)

@@ -8,7 +8,8 @@ worst line, every line as evidence, and the explanations and remedies of the lin
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity, Status
-from rocm_doctor.gpu.bench.analysis import analyze, worst
+from rocm_doctor.gpu.bench.analysis import analyze
+from rocm_doctor.gpu.bench.verdicts import worst
 
 
 def _figure(line) -> str:

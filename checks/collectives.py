@@ -33,6 +33,7 @@ class _CollectivesCheck(Check):
     """Skips when the collectives did not run; otherwise `judge(facts, results)` gives the verdict."""
 
     area = "multi-gpu"
+    requires = (FACT,)
 
     def run(self, facts):
         results = _results(facts)

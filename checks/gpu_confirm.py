@@ -1,7 +1,7 @@
 """Verdicts from the GPU confirm stage (fact gpu.kernels, set after the kernels ran in child processes).
 
-In the static pass the fact is absent and these checks say skip; `rocm-doctor check` runs them again once the
-kernels have run (rocm_doctor.gpu.kernels.stage.judge).
+In the static pass the fact is absent and these checks skip; the pipeline re-runs them once the kernel stage has
+provided the fact (rocm_doctor.engine.pipeline).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ class _KernelStageCheck(Check):
     """Skips when the kernel stage did not run; otherwise `judge(stage)` gives the verdict."""
 
     area = "gpu"
+    requires = (FACT,)
     judges_cases = True  # a verdict about the cases that ran: none ran when the suite could not start
 
     def run(self, facts):
@@ -153,6 +154,7 @@ class GpuKernelsWrongResult(_KernelStageCheck):
 class GpuKernelCrash(_KernelStageCheck):
     id = "gpu-kernel-crash"
     title = "No operator kernel crashes the process"
+    explains = ("sdpa-math-fallback", "bench-sdpa-math-only", "bench-section-failed", "gpu-kernels-failed")
     severity = Severity.CRITICAL
 
     def judge(self, stage):
@@ -179,6 +181,7 @@ class GpuKernelCrash(_KernelStageCheck):
 class GpuKernelHang(_KernelStageCheck):
     id = "gpu-kernel-hang"
     title = "No operator kernel hangs"
+    explains = ("sdpa-math-fallback", "bench-sdpa-math-only", "bench-section-failed", "gpu-kernels-failed")
     severity = Severity.CRITICAL
 
     def judge(self, stage):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
-from rocm_doctor.engine.runner import signal_name
+from rocm_doctor.facts.command import signal_name
 
 OWN_CHILDREN = ("torch-probe",)  # judged by their own checks
 

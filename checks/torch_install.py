@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
-from rocm_doctor.fix.steps import pip_install
+from rocm_doctor.engine.remedy import pip_install
 from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index, pip_install_command
 
 
@@ -46,6 +46,8 @@ def _amd_plan_is_direct(facts) -> bool:
 class TorchProbeHealthy(Check):
     id = "torch-probe-crashed"
     title = "The torch probe ran to completion"
+    explains = ("torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
+                "collective-*")
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("torch.probe",)
@@ -86,6 +88,8 @@ class TorchProbeHealthy(Check):
 class TorchInstalled(Check):
     id = "torch-not-installed"
     title = "PyTorch is installed in the target environment"
+    explains = ("torch-*", "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", "gpu-kernel*",
+                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("torch.installed",)
@@ -124,6 +128,9 @@ class TorchInstalled(Check):
 class TorchBuildMatchesGpu(Check):
     id = "torch-build-mismatch"
     title = "The torch build matches the GPU in this machine"
+    explains = ("torch-cuda-unavailable", "gfx-not-in-torch-arch-list", "torch-arch-list-vs-table",
+                "hip-runtime-mismatch", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
+                "collective-*")
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("torch.flavour", "gpu.pci")

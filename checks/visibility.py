@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.parsers.visible_devices import index, parse_visible
 
 VARIABLES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
-_INDEX = re.compile(r"^-?\d+$")
-_UUID = re.compile(r"^(GPU-|MIG-)?[0-9a-fA-F-]{6,}$")
-
-
-def parse_visible(value: str) -> tuple[list[str], list[str]]:
-    """Split a *_VISIBLE_DEVICES value into (entries, malformed entries). The runtimes stop at the first bad entry."""
-    entries = [e.strip() for e in value.split(",")] if value.strip() else []
-    bad = [e for e in entries if not (_INDEX.match(e) or _UUID.match(e))]
-    return entries, bad
 
 
 class GpuVisibilityEnv(Check):
     id = "gpu-visibility-env"
     title = "GPU visibility variables do not hide the GPUs"
+    explains = ("torch-cuda-unavailable", "windows-gpu-not-enumerated", "gpu-kernel*", "hsa-override-kernels-fail",
+                "sdpa-math-fallback", "bench-*", "collective-*")
     area = "environment"
     severity = Severity.HIGH
 
@@ -33,6 +25,7 @@ class GpuVisibilityEnv(Check):
                 continue
             value = env[name]
             entries, bad = parse_visible(value)
+            numbers = [index(e) for e in entries]
             shell_unset = self._unset_advice(facts, name)
             if not entries:
                 findings.append(self.fail(
@@ -44,10 +37,10 @@ class GpuVisibilityEnv(Check):
                     "everything from the first bad entry on, which can hide every GPU.",
                     subject=name, evidence=[f"{name}={value!r}"],
                     remediation=[f"Use comma-separated device indices such as 0 or 0,1 (or UUIDs); or: {shell_unset}"]))
-            elif _INDEX.match(entries[0]) and int(entries[0]) < 0:
+            elif numbers[0] is not None and numbers[0] < 0:
                 findings.append(self.fail(f"{name}={value} hides every GPU (-1 means none).",
                                           subject=name, evidence=[f"{name}={value!r}"], remediation=[shell_unset]))
-            elif gpus and all(e.isdigit() and int(e) >= len(gpus) for e in entries):
+            elif gpus and all(n is not None and n >= len(gpus) for n in numbers):
                 findings.append(self.fail(
                     f"{name}={value} names only device indices that do not exist ({len(gpus)} GPU(s) on PCI).",
                     subject=name, evidence=[f"{name}={value!r}", f"PCI GPUs: {len(gpus)}"],

@@ -27,6 +27,8 @@ def _path_fixes(facts, folders):
 class DllShadowing(Check):
     id = "dll-shadowing"
     title = "torch loads its own HIP/ROCm DLLs, not copies from System32 or PATH"
+    explains = ("hip-runtime-loaded-twice", "torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*",
+                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "windows-dlls"
     severity = Severity.CRITICAL
     platforms = WINDOWS
@@ -83,6 +85,8 @@ class DllShadowing(Check):
 class HipRuntimeLoadedTwice(Check):
     id = "hip-runtime-loaded-twice"
     title = "Only one HIP runtime is loaded in the torch process"
+    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "hsa-override-kernels-fail",
+                "sdpa-math-fallback", "bench-*", "collective-*")
     area = "windows-dlls"
     severity = Severity.CRITICAL
     platforms = WINDOWS

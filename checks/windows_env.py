@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.windows import remedy
 from rocm_doctor.windows.envscopes import SETX_LIMIT, conflicts, stale
 
@@ -58,6 +58,7 @@ class EnvScopeConflict(_WindowsEnvCheck):
 class EnvSetButShellStale(_WindowsEnvCheck):
     id = "env-set-but-shell-stale"
     title = "This shell has the environment the registry says it should"
+    explains = ("hip-sdk-version-mismatch",)
     severity = Severity.MEDIUM
     requires = ("windows.env.scopes",)
 

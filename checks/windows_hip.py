@@ -118,6 +118,8 @@ class HipSdkVersionMismatch(Check):
 class WindowsGpuNotEnumerated(Check):
     id = "windows-gpu-not-enumerated"
     title = "The HIP runtime enumerates the AMD GPU (hipInfo)"
+    explains = ("torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
+                "collective-*")
     area = "windows-hip"
     severity = Severity.CRITICAL
     platforms = WINDOWS
@@ -178,6 +180,8 @@ def _exe_version(info):
 class AmdDisplayDriver(Check):
     id = "amd-display-driver-missing"
     title = "The AMD display driver (Adrenalin) is installed for the AMD GPU"
+    explains = ("windows-gpu-not-enumerated", "torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail",
+                "sdpa-math-fallback", "bench-*", "collective-*")
     area = "windows-hip"
     severity = Severity.HIGH
     platforms = WINDOWS

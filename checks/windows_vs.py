@@ -31,6 +31,7 @@ def _label(instance):
 class VsCppWorkloadMissing(Check):
     id = "vs-cpp-workload-missing"
     title = "Visual Studio or Build Tools has the C++ workload"
+    explains = ("hiprtc-headers-missing", "vs-dev-shell-inactive")
     area = "windows-build"
     severity = Severity.MEDIUM
     platforms = WINDOWS

@@ -1,4 +1,5 @@
-"""One diagnosis pass: collect (or replay) observations, interpret them into facts, run the checks."""
+"""The one pipeline every command runs: observe (or replay) → interpret → checks → stages → relations →
+Diagnosis. `check`, `report`, `fix`, `kernels` and `bench` differ only in the options and stages they pass."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
+from rocm_doctor.engine import diagnosis, relations
+from rocm_doctor.engine.shells import detect_shell
 from rocm_doctor.engine.engine import Selection, run_checks, validate_selection
+from rocm_doctor.engine.pipeline import Progress, Stage, run_stages
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.facts import Facts
@@ -32,6 +36,8 @@ class Options:
     env: Optional[Mapping[str, str]] = None
     log: Optional[dict] = None  # a user's log to match against known errors (`check --log`), kept in the snapshot
     online: bool = False  # probe the package index reachability (`--online`)
+    stages: Sequence[Stage] = ()  # GPU stages to run after the checks (rocm_doctor.stages); a replay re-reads all
+    progress: Progress = None  # told what a stage is doing, for a terminal that would otherwise stay blank
 
 
 def observe(options: Options) -> Observations:
@@ -68,9 +74,20 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
     observations = observe(options)
     facts = interpret(observations)
     findings = run_checks(registry, facts, selection)
+    if options.from_file is not None:
+        from rocm_doctor.stages import replayed
+
+        stage_list = replayed()
+    else:
+        stage_list = list(options.stages)
+    staged = run_stages(stage_list, registry, facts, findings, selection, replay=options.from_file is not None,
+                        progress=options.progress)
+    findings = relations.link(staged.findings, registry.checks, facts)
     report = Report(
         findings=findings,
-        target=dict(observations.target),
+        diagnosis=diagnosis.build(findings),
+        stages=staged.stages,
+        target={**observations.target, "shell": detect_shell(facts.env, facts.os)},
         platform={k: observations.platform.get(k) for k in ("os", "system", "release", "machine")},
         source=str(options.from_file) if options.from_file else "live",
     )

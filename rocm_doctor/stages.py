@@ -1,42 +1,38 @@
-"""The stages that run after the static checks: confirm (GPU kernels), measure (benchmark), collectives.
-
-Each stage runs in child processes of the target interpreter, adds its data to report.stages and turns its
-outcome into findings; none of them can take the report down. A replayed snapshot runs no GPU work: it only
-re-judges benchmark results the snapshot carries.
-"""
+"""Which GPU stages a command runs, from its flags: the kernels whenever torch sees a GPU (not with --no-gpu),
+the quick benchmark with --bench, the collectives with --collectives. `check`, `report` and `fix` take the same
+flags and so run the same stages; a replayed snapshot runs none and re-judges the results it carries."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
-from rocm_doctor.facts.facts import Facts
-from rocm_doctor.report.model import Report
+from rocm_doctor.engine.pipeline import Stage
 
 
 @dataclass
 class StageChoice:
-    kernels: bool = True  # whenever torch sees a GPU; `--no-gpu` turns it off
+    kernels: bool = True  # `--no-gpu` turns it off
     bench: bool = False
     collectives: bool = False
-    replay: bool = False  # a snapshot given with --from: no GPU work
-    show_progress: bool = True
-    only: Sequence[str] = ()
-    skip: Sequence[str] = ()
 
 
-def run_stages(report: Report, facts: Facts, choice: StageChoice) -> None:
-    if choice.kernels and not choice.replay:
-        from rocm_doctor.gpu.kernels.stage import run_in_check
+def chosen(choice: StageChoice) -> list[Stage]:
+    stages: list[Stage] = []
+    if choice.kernels:
+        from rocm_doctor.gpu.kernels.stage import KernelStage
 
-        run_in_check(report, facts, only=choice.only, skip=choice.skip)
-    if choice.bench or choice.replay:
-        from rocm_doctor.cli.bench import attach_bench
+        stages.append(KernelStage())
+    if choice.bench:
+        from rocm_doctor.gpu.bench.stage import BenchStage
 
-        attach_bench(report, facts, run=choice.bench and not choice.replay, show_progress=choice.show_progress)
-    if choice.collectives and not choice.replay:
-        from rocm_doctor.distributed.stage import run_stage
+        stages.append(BenchStage(preset="quick"))
+    if choice.collectives:
+        from rocm_doctor.distributed.stage import CollectivesStage
 
-        report.stages["collectives"], report.findings = run_stage(
-            facts, report.findings, show_progress=choice.show_progress
-        )
+        stages.append(CollectivesStage())
+    return stages
+
+
+def replayed() -> list[Stage]:
+    """Every stage, for a replay: each re-judges the result a snapshot carries and is silent without one."""
+    return chosen(StageChoice(kernels=True, bench=True, collectives=True))

@@ -100,7 +100,7 @@ CASES = [
     ("arch-native-index-first", "gfx-not-in-torch-arch-list", "linux", {},
      dict(ROCM_TORCH, **{"gpu.inventory": [gpu(0, "gfx1102")], "torch.version": "2.6.0+rocm6.2.4",
                          "torch.arch_list": [g for g in ROCM63 if g != "gfx1102"]}),
-     {"gfx-not-in-torch-arch-list:0": "fail"}, "Install a torch built for gfx1102"),
+     {"gfx-not-in-torch-arch-list:0": "fail"}, "install torch from https://download.pytorch.org/whl/rocm"),
     ("arch-real-gfx-not-override", "gfx-not-in-torch-arch-list", "linux", {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
      dict(ROCM_TORCH, **{"gpu.inventory": [gpu(0, "gfx1030", node=1, sources={"kfd": "gfx1032", "torch": "gfx1030"})]}),
      {"gfx-not-in-torch-arch-list:0": "info"}, "makes the runtime load its gfx1030 code"),
@@ -257,13 +257,21 @@ def facts_of(os, env, values):
     return facts
 
 
+def _plan_text(finding):
+    """The finding's steps and alternatives as the user reads them (summaries and bash commands)."""
+    from rocm_doctor.report.diagnosis_view import commands
+
+    steps = list(finding.fix) + [s for alt in finding.alternatives for s in alt.steps]
+    return [alt.title for alt in finding.alternatives] + [t for s in steps for t in [s.summary(), *commands(s, "bash")]]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_check(case):
     _, check_id, os, env, values, expected, text = case
     findings = run_one(REGISTRY.by_id(check_id), facts_of(os, env, values))
     statuses = {f.id: f.status.value for f in findings}
     assert {k: statuses.get(k) for k in expected} == expected, [(f.id, f.status.value, f.message) for f in findings]
-    blob = " ".join(" ".join([f.message, *f.remediation, *f.evidence]) for f in findings)
+    blob = " ".join(" ".join([f.message, *f.remediation, *f.evidence, *_plan_text(f)]) for f in findings)
     assert text in blob, blob
 
 
@@ -279,4 +287,4 @@ def test_amd_checks_have_remediation_when_they_fail_or_warn():
         _, check_id, os, env, values, _, _ = case
         for finding in run_one(REGISTRY.by_id(check_id), facts_of(os, env, values)):
             if finding.status.value in ("fail", "warn"):
-                assert finding.remediation, (case[0], finding.id)
+                assert finding.remediation or finding.fix, (case[0], finding.id)

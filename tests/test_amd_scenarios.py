@@ -39,9 +39,21 @@ HEALTHY = ["linux-2x-mi100-gfx908-healthy", "linux-mi300x-vf-gfx942-healthy", "l
 
 
 def replay(doctor, name, *extra):
+    return replay_document(doctor, name, *extra)["findings"]
+
+
+def replay_document(doctor, name, *extra):
     result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json", *extra)
     assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)["findings"]
+    return json.loads(result.stdout)
+
+
+def what_is_wrong(doctor, name):
+    """The human report's "What is wrong" section: root causes, their steps and alternatives, what they explain."""
+    result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"))
+    assert result.returncode in (0, 1), result.stderr
+    text = result.stdout
+    return text[text.index("WHAT IS WRONG"):].split("\n\n", 1)[0]
 
 
 @pytest.mark.parametrize("name,fixture,first,fix", SCENARIOS, ids=[s[0] for s in SCENARIOS])
@@ -49,18 +61,39 @@ def test_real_problem_comes_first_with_the_fix_that_worked(doctor, name, fixture
     if fixture:  # the tool output in the snapshot is the fixture, verbatim
         snap = json.loads((SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"))
         assert snap["observations"]["commands"]["rocminfo"]["stdout"] == (FIXTURES / fixture).read_text(encoding="utf-8")
-    findings = replay(doctor, name)
-    assert findings[0]["id"] == first, [(f["id"], f["status"]) for f in findings[:4]]
-    assert findings[0]["status"] == "fail"
-    advice = " ".join(f["message"] + " " + " ".join(f["remediation"]) for f in findings
-                      if f["status"] in ("fail", "warn"))
-    assert fix in advice
+    document = replay_document(doctor, name)
+    roots = document["diagnosis"]["root_causes"]
+    assert roots[0]["finding"] == first, [(r["finding"], r["status"]) for r in roots]
+    assert roots[0]["status"] == "fail"
+    assert fix in what_is_wrong(doctor, name)
 
 
-def test_cpu_torch_on_gfx1032_also_says_the_rocm_wheel_needs_the_override(doctor):
-    findings = {f["id"]: f for f in replay(doctor, "linux-rx6600xt-gfx1032-cpu-torch")}
-    arch = findings["gfx-not-in-torch-arch-list:0"]
-    assert arch["status"] == "warn" and any("HSA_OVERRIDE_GFX_VERSION=10.3.0" in r for r in arch["remediation"])
+def test_cpu_torch_on_gfx1032_plans_one_install_and_no_override(doctor):
+    """The torch build is the cause; the arch-list warning about the ROCm wheels is its symptom, so the override
+    that only the stock ROCm wheel would need is not planned next to a wheel that builds gfx1032 natively."""
+    document = replay_document(doctor, "linux-rx6600xt-gfx1032-cpu-torch")
+    (root,) = document["diagnosis"]["root_causes"]
+    assert root["finding"] == "torch-build-mismatch"
+    assert "gfx-not-in-torch-arch-list:0" in root["symptoms"]
+    steps = [item["step"] for item in document["diagnosis"]["plan"]]
+    assert [s["kind"] for s in steps] == ["pip_install"] and "gfx103X" in steps[0]["index_url"]
+
+
+def test_rx6600xt_without_gfx1032_code_is_one_cause_with_one_plan_everywhere(doctor, tmp_path):
+    name = "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032"
+    document = replay_document(doctor, name)
+    (root,) = document["diagnosis"]["root_causes"]
+    assert root["finding"] == "gfx-not-in-torch-arch-list:0"
+    assert set(root["symptoms"]) == {"rocblas-library-coverage:0-rocblas", "hsa-override-gfx-version:0",
+                                     "gfx-support-matrix:0"}
+    plan_ids = [item["id"] for item in document["diagnosis"]["plan"]]
+    assert root["plan"] == plan_ids and len(plan_ids) == 1
+    assert any(a["workaround"] and "HSA_OVERRIDE_GFX_VERSION" in a["steps"][0]["summary"] for a in root["alternatives"])
+    dry = doctor("fix", "--dry-run", "--json", "--from", str(SNAPSHOTS / f"{name}.json"))
+    assert [s["id"] for s in json.loads(dry.stdout)["steps"]] == plan_ids
+    out = tmp_path / "r.json"
+    doctor("report", "--from", str(SNAPSHOTS / f"{name}.json"), "-o", str(out))
+    assert [i["id"] for i in json.loads(out.read_text())["diagnosis"]["plan"]] == plan_ids
 
 
 def test_override_scenario_explains_the_disagreement_and_judges_the_real_gfx(doctor):

@@ -9,8 +9,10 @@ import pytest
 from rocm_doctor.engine.model import Status
 from rocm_doctor.gpu.bench import analysis as A
 from rocm_doctor.gpu.bench import formulas as F
+from rocm_doctor.gpu.bench import verdicts as V
 from rocm_doctor.gpu.bench.expectations import expected_for, lookup
-from rocm_doctor.gpu.bench.facts import FACT, findings, interpret
+from rocm_doctor.gpu.bench.stage import FACT, findings
+from rocm_doctor.interpret.stage_results import interpret
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.gfx import base_gfx
@@ -76,7 +78,7 @@ def test_pcie_link_rate(speed, width, expected):
 @pytest.mark.parametrize("fraction,verdict", [(0.8, "good"), (0.6, "good"), (0.59, "low"), (0.3, "low"),
                                               (0.29, "very low"), (None, "unknown")])
 def test_verdict_thresholds(fraction, verdict):
-    assert A.verdict(fraction, 0.6, 0.3) == verdict
+    assert V.verdict(fraction, 0.6, 0.3) == verdict
 
 
 # -- expectations ------------------------------------------------------------------------------------
@@ -232,24 +234,32 @@ def test_fact_round_trips_through_a_snapshot():
     assert not empty.has(FACT) and "did not run" in empty.why_missing(FACT)
 
 
-def test_attach_replaces_skips_and_adds_the_stage():
+def bench_checks():
+    from rocm_doctor.engine.registry import load_registry
+
+    return [c for c in load_registry(include_plugins=False).checks if FACT in c.requires]
+
+
+def test_the_bench_stage_replaces_skips_and_adds_the_stage():
     from rocm_doctor.engine.engine import run_one
-    from rocm_doctor.gpu.bench.facts import attach, bench_checks
-    from rocm_doctor.report.model import Report
+    from rocm_doctor.engine.pipeline import run_stages
+    from rocm_doctor.engine.registry import load_registry
+    from rocm_doctor.gpu.bench.stage import BenchStage
 
     facts = Facts(Observations())
+    interpret(facts.observations, facts)
     skips = [f for c in bench_checks() for f in run_one(c, facts)]
     assert all(f.status is Status.SKIP for f in skips)
-    report = Report(findings=list(skips))
-    attach(report, facts, results(H200, None, {"matmul": [mm("bf16", 780)]}))
-    assert len([f for f in report.findings if f.check == "bench-matmul-low"]) == 1
-    assert report.stages["bench"]["analysis"]["lines"]
-    json.dumps(report.to_dict(), default=str)
+    facts.observations.add_probe("bench", results(H200, None, {"matmul": [mm("bf16", 780)]}))
+    staged = run_stages([BenchStage()], load_registry(include_plugins=False), facts, list(skips), replay=True)
+    assert len([f for f in staged.findings if f.check == "bench-matmul-low"]) == 1
+    assert staged.findings != skips
+    assert staged.stages["bench"]["analysis"]["lines"]
+    json.dumps(staged.stages, default=str)
 
 
 def test_every_bench_check_has_a_doc():
     from rocm_doctor.engine.registry import check_doc
-    from rocm_doctor.gpu.bench.facts import bench_checks
 
     checks = bench_checks()
     assert len(checks) >= 7

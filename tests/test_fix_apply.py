@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from rocm_doctor.engine.model import Finding, Status
-from rocm_doctor.fix import apply, changes, journal, plan, rcfile, undo
-from rocm_doctor.fix import steps as S
-from rocm_doctor.fix.winenv import REG_EXPAND_SZ, REG_SZ, MemoryRegistry, RegValue
+from rocm_doctor.engine.diagnosis import build
+from rocm_doctor.fix import apply, changes, journal, rcfile, undo
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.fix.regvalue import REG_EXPAND_SZ, REG_SZ, RegValue
+from rocm_doctor.fix.winenv import MemoryRegistry
 
 ENV_STEPS = [
     S.set_env("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
@@ -24,8 +26,8 @@ ENV_STEPS = [
 
 
 def _items(*steps):
-    return plan.collect([Finding(id="demo-check", check="demo-check", status=Status.FAIL, title="t", message="m",
-                                 fix=list(steps))]).items
+    return build([Finding(id="demo-check", check="demo-check", status=Status.FAIL, title="t", message="m",
+                          fix=list(steps))]).plan.items
 
 
 def _ctx(home, **kw):
@@ -187,12 +189,13 @@ CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     from rocm_doctor.engine.model import Finding, Status
-    from rocm_doctor.fix import apply, changes, journal, plan, rcfile
-    from rocm_doctor.fix import steps as S
+    from rocm_doctor.engine.diagnosis import build
+    from rocm_doctor.fix import apply, changes, journal, rcfile
+    from rocm_doctor.engine import remedy as S
 
     home, state, where = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     steps = [S.set_env("HSA_OVERRIDE_GFX_VERSION", "10.3.0"), S.path_prepend("/opt/rocm/bin"), S.set_env("B", "2")]
-    items = plan.collect([Finding(id="d", check="d", status=Status.FAIL, title="t", message="m", fix=steps)]).items
+    items = build([Finding(id="d", check="d", status=Status.FAIL, title="t", message="m", fix=steps)]).plan.items
     ctx = changes.Context(os="linux", shell="bash", home=home, env={"PATH": "/usr/bin"})
     real, calls = rcfile.atomic_write, []
 

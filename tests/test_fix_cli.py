@@ -16,19 +16,20 @@ import rocm_doctor.cli.fix as fix_cli
 import rocm_doctor.diagnose as diagnose_mod
 from rocm_doctor.cli.main import cli
 from rocm_doctor.engine.engine import run_one
-from rocm_doctor.engine.model import Finding, Status
+from rocm_doctor.engine.model import Finding, Severity, Status
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.fix import rcfile
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.report.model import Report
 
 INDEX = "https://download.pytorch.org/whl/rocm6.4"
 
 
-def _finding(fid, status, *steps, message="the problem"):
-    return Finding(id=fid, check=fid.split(":")[0], status=status, title="t", message=message, fix=list(steps))
+def _finding(fid, status, *steps, message="the problem", severity=Severity.MEDIUM):
+    return Finding(id=fid, check=fid.split(":")[0], status=status, title="t", message=message, fix=list(steps),
+                   severity=severity)
 
 
 @pytest.fixture
@@ -52,7 +53,7 @@ def sandbox(tmp_path, monkeypatch):
     box.python = sys.executable
     box.findings = [
         _finding("hsa-override-wrong", Status.FAIL, S.set_env("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
-                 message="HSA_OVERRIDE_GFX_VERSION=11.0.0 does not match gfx1032"),
+                 message="HSA_OVERRIDE_GFX_VERSION=11.0.0 does not match gfx1032", severity=Severity.CRITICAL),
         _finding("rocm-bin-not-on-path", Status.WARN, S.path_prepend("/opt/rocm/bin")),
         _finding("gpu-device-access", Status.FAIL, S.add_to_group()),
         _finding("torch-build-mismatch", Status.FAIL, S.pip_install(box.python, "torch", INDEX, ["--force-reinstall"])),
@@ -127,7 +128,7 @@ def test_dry_run_json(sandbox):
     assert first["action"] == "apply" and first["step"]["kind"] == "set_env"
     assert first["variable"] == {"name": "HSA_OVERRIDE_GFX_VERSION", "current": "11.0.0", "new": "10.3.0"}
     assert first["change"]["type"] == "rc-file" and first["change"]["new"] == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
-    assert plan["steps"][3]["action"] == "needs-flag" and plan["steps"][3]["step"]["flag"] == "--allow-install"
+    assert plan["steps"][2]["action"] == "needs-flag" and plan["steps"][2]["step"]["flag"] == "--allow-install"
     assert not sandbox.state.exists()
 
 
@@ -165,8 +166,8 @@ def test_apply_history_again_and_undo(sandbox):
     first = sandbox.run("--yes", "--no-verify")
     assert first.exit_code == 1, first.output  # print-only steps remain
     assert "[applied] 1. set HSA_OVERRIDE_GFX_VERSION=10.3.0 (user)" in first.output
-    assert "[applied] 2. put /opt/rocm/bin first in PATH (user)" in first.output
-    assert "[skipped] 3." in first.output and "[skipped] 4." in first.output
+    assert "[applied] 4. put /opt/rocm/bin first in PATH (user)" in first.output
+    assert "[skipped] 2." in first.output and "[skipped] 3." in first.output
     assert "fix --undo" in first.output
     changed = sandbox.rc.read_bytes()
     assert changed.startswith(original + b"\r\n" + rcfile.BEGIN.encode())

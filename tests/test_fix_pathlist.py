@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from rocm_doctor.fix import pathlist, shells
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import shells
+from rocm_doctor.fix import pathlist
 
 # Entries with spaces, quotes, %VAR% references, unicode, backslashes; empty entries are drawn too.
 _piece = st.sampled_from(

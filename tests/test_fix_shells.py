@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from rocm_doctor.fix import shells
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import shells
+from rocm_doctor.engine import remedy as S
 
 PS_USER = r"C:\Users\me\Documents\WindowsPowerShell\Modules;C:\Program Files\WindowsPowerShell\Modules;C:\WINDOWS\system32\WindowsPowerShell\v1.0\Modules"
 PS_MACHINE = r"%ProgramFiles%\WindowsPowerShell\Modules;C:\WINDOWS\system32\WindowsPowerShell\v1.0\Modules"

@@ -6,8 +6,13 @@ import jsonschema
 import pytest
 
 from rocm_doctor.engine.model import Check, Finding, Status
-from rocm_doctor.fix import steps as S
-from rocm_doctor.fix.plan import collect, unknown_ids
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.diagnosis import build
+
+
+def collect(findings, only=()):
+    plan = build(findings).plan
+    return plan.only(only) if only else plan
 
 ALL = [
     S.set_env("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
@@ -102,12 +107,12 @@ def test_plan_collects_fail_and_warn_dedupes_and_filters():
     ]
     plan = collect(findings)
     assert [i.number for i in plan.items] == [1, 2]
-    assert plan.items[0].findings == ["torch-not-installed", "torch-build-mismatch"]
+    assert plan.items[0].findings == ["torch-build-mismatch", "torch-not-installed"]
     assert plan.check_ids() == ["gpu-visibility-env", "torch-build-mismatch", "torch-not-installed"]
     only = collect(findings, only=["gpu-visibility-env"])
     assert [i.step.kind for i in only.items] == ["unset_env"]
     assert collect(findings, only=["gpu-visibility-env:HIP_VISIBLE_DEVICES"]).items[0].number == 1
-    assert unknown_ids(findings, ["nope", "torch-not-installed"]) == ["nope"]
+    assert collect(findings, only=[plan.items[1].id]).items[0].step.kind == "unset_env"
 
 
 def test_the_same_change_asked_by_two_findings_with_different_reasons_is_one_step():
@@ -117,4 +122,4 @@ def test_the_same_change_asked_by_two_findings_with_different_reasons_is_one_ste
                      title="t", message="m", fix=[S.set_env("HSA_OVERRIDE_GFX_VERSION", "10.3.0", note="run gfx1030 code")])
     plan = collect([first, second])
     assert len(plan.items) == 1
-    assert plan.items[0].findings == ["hsa-override-gfx-version:0", "gfx-not-in-torch-arch-list:0"]
+    assert plan.items[0].findings == ["gfx-not-in-torch-arch-list:0", "hsa-override-gfx-version:0"]

@@ -110,13 +110,6 @@ def test_alloc_conf_unset_is_ok():
     assert finding.status is Status.OK and "no allocator configuration" in finding.message
 
 
-def test_alloc_conf_parser_returns_the_settings():
-    parsed = gpu_env.parse_alloc_conf("max_split_size_mb:128,roundup_power2_divisions:[256:1,>:8],expandable_segments:True")
-    assert parsed["errors"] == [] and parsed["unknown"] == []
-    assert parsed["settings"] == {"max_split_size_mb": "128", "roundup_power2_divisions": [("256", "1"), (">", "8")],
-                                  "expandable_segments": "True"}
-
-
 # -- MIOpen folders --------------------------------------------------------------------------------------------
 
 def test_miopen_probe_and_check_on_real_folders(tmp_path):

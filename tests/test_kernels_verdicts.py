@@ -7,7 +7,13 @@ from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.gpu.kernels.stage import judge
-from rocm_doctor.gpu.kernels.verdicts import analyse, apply_kernel_evidence, signature_matches
+from rocm_doctor.engine.pipeline import apply_evidence
+from rocm_doctor.interpret.stage_results import interpret
+from rocm_doctor.gpu.kernels.verdicts import analyse, kernel_evidence, signature_matches
+
+
+def apply_kernel_evidence(findings, stage):
+    return apply_evidence(list(findings), kernel_evidence(stage))
 
 import importlib
 
@@ -46,6 +52,8 @@ def facts_with(stage, os_name="linux"):
     facts.set("platform.os", os_name)
     if stage is not None:
         facts.set("gpu.kernels", stage)
+    else:
+        interpret(facts.observations, facts)
     return facts
 
 
@@ -168,15 +176,15 @@ def test_sdpa_is_not_judged_on_the_cpu_device():
 def test_all_kernels_ok_refutes_a_gfx_arch_fail():
     stage = stage_of(suite_of(*ALL_OK))
     [finding] = apply_kernel_evidence([static("gfx-not-in-torch-arch-list", Status.FAIL)], stage)
-    assert finding.status is Status.WARN
-    assert finding.message.startswith("refuted: 13 kernels ran correctly")
-    assert finding.data["kernels"]["status_before"] == "fail"
+    assert finding.status is Status.WARN and finding.message == "static message"
+    assert finding.refuted_by == [{"kind": "gpu-kernels", "detail": "13 kernels ran correctly on the GPU",
+                                   "status_before": "fail"}]
 
 
 def test_jiterator_ok_refutes_hiprtc_headers_missing():
     stage = stage_of(suite_of(*ALL_OK))
     [finding] = apply_kernel_evidence([static("hiprtc-headers-missing", Status.WARN)], stage)
-    assert finding.status is Status.INFO and "runtime-compiled kernels" in finding.message
+    assert finding.status is Status.INFO and "runtime-compiled kernels" in finding.refuted_by[0]["detail"]
 
 
 def test_invalid_device_function_confirms_and_strengthens():
@@ -186,7 +194,8 @@ def test_invalid_device_function_confirms_and_strengthens():
     assert stage["analysis"]["confirmed"] == {"gfx-not-in-torch-arch-list": ["mm-float16"]}
     assert "gfx-not-in-torch-arch-list" not in stage["analysis"]["refuted"]
     [finding] = apply_kernel_evidence([static("gfx-not-in-torch-arch-list", Status.WARN)], stage)
-    assert finding.status is Status.FAIL and finding.message.startswith("confirmed by GPU kernels (mm-float16)")
+    assert finding.status is Status.FAIL and finding.confirmed_by[0]["cases"] == ["mm-float16"]
+    assert finding.confirmed_by[0]["status_before"] == "warn"
 
 
 def test_cpu_runs_and_failures_refute_nothing():

@@ -98,7 +98,7 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 def command(quick, as_json, python, device, device_index, sections, preset, verbose, collectives=False):
     """Measure matmul, memory, launch, attention and an LLM-shaped decoder against what this GPU should do."""
     from rocm_doctor.gpu.bench.analysis import analyze
-    from rocm_doctor.gpu.bench.facts import findings as bench_findings
+    from rocm_doctor.gpu.bench.stage import findings as bench_findings
     from rocm_doctor.probes._target import TargetError, choose_python
 
     try:
@@ -126,17 +126,3 @@ def command(quick, as_json, python, device, device_index, sections, preset, verb
         raise SystemExit(EXIT_CANNOT_RUN)
     problems = [f for f in findings if f.status.value in ("warn", "fail", "error")]
     raise SystemExit(EXIT_PROBLEMS if problems else EXIT_OK)
-
-
-def attach_bench(report, facts, run: bool, show_progress: bool = True) -> None:
-    """`check --bench`: run the quick benchmark on the diagnosed interpreter and add it to the report.
-
-    With run=False (a replay) it only re-judges results the snapshot already carries.
-    """
-    from rocm_doctor.gpu.bench.facts import attach
-
-    results = None
-    if run:
-        python = (report.target or {}).get("python") or sys.executable
-        results = run_with_progress(python, "quick", "auto", 0, show_progress=show_progress)
-    attach(report, facts, results)

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
-from rocm_doctor.cli.options import command_timeout_option, python_option, torch_timeout_option
+from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, python_option, stage_options,
+                                     torch_timeout_option)
 from rocm_doctor.engine.model import Status
 
 FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
@@ -18,41 +19,37 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Re-diagnose a snapshot or report file.")
-@click.option("--no-gpu", is_flag=True, help="Do not run GPU kernels (static checks only).")
 @click.option("--fail-on", type=click.Choice(sorted(FAIL_ON)), default="fail", show_default=True,
               help="Lowest status that makes the exit code 1.")
 @click.option("--only", multiple=True, metavar="ID", help="Run only this check (repeatable).")
 @click.option("--skip", multiple=True, metavar="ID", help="Do not run this check (repeatable).")
 @click.option("--online", is_flag=True, help="Also check that the package index the fixes use is reachable (network).")
-@click.option("--bench", is_flag=True, help="Also run the quick performance benchmark (`rocm-doctor bench --quick`).")
 @click.option("--log", "log_file", type=click.Path(path_type=Path, dir_okay=False),
               help="Also match known error messages in this log (a traceback, AMD_LOG_LEVEL output) to their causes.")
-@click.option("--collectives", is_flag=True,
-              help="Also run collectives across every local GPU (one process per GPU) and the peer-access matrix.")
+@stage_options
 @torch_timeout_option
 @command_timeout_option
 def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
             command_timeout, log_file, collectives):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
+    from rocm_doctor.cli.progress import stage_progress
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
     from rocm_doctor.probes._target import TargetError
-    from rocm_doctor.stages import StageChoice, run_stages
 
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
     options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout,
                       command_timeout_s=command_timeout, online=online,
-                      log=read_log(log_file) if log_file is not None else None)
+                      log=read_log(log_file) if log_file is not None else None,
+                      stages=chosen_stages(no_gpu, bench, collectives))
     try:
-        report, facts = diagnose(options)
+        with stage_progress(enabled=not as_json) as progress:
+            options.progress = progress
+            report, facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
-    run_stages(report, facts, StageChoice(
-        kernels=not no_gpu, bench=bench, collectives=collectives, replay=from_file is not None,
-        show_progress=not as_json, only=only, skip=skip,
-    ))
 
     if as_json:
         from rocm_doctor.report.json_report import render

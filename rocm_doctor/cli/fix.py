@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
-from rocm_doctor.cli.options import python_option, torch_timeout_option
+from rocm_doctor.cli.options import chosen_stages, python_option, stage_options, torch_timeout_option
 
 LATEST = "latest"
 
@@ -34,7 +34,8 @@ def _confirm(question: str, yes: bool) -> bool:
 @click.option("--dry-run", is_flag=True, help="Show the plan, the exact commands and every current/new value; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan (and results) as one JSON object.")
 @click.option("-y", "--yes", is_flag=True, help="Apply without asking (required when stdin is not a terminal).")
-@click.option("--only", multiple=True, metavar="ID", help="Fix only this finding (finding id or check id; repeatable).")
+@click.option("--only", multiple=True, metavar="ID",
+              help="Apply only this step (step id), or the steps of this finding or check (repeatable).")
 @click.option("--allow-install", is_flag=True, help="Also run pip installs (they download packages).")
 @click.option("--shell", "shell_name", metavar="NAME", help="Write commands for this shell: bash, zsh, fish, sh, powershell, cmd.")
 @click.option("--undo", "undo", is_flag=False, flag_value=LATEST, default=None, metavar="[RUN_ID]",
@@ -44,9 +45,10 @@ def _confirm(question: str, yes: bool) -> bool:
 @click.option("-v", "--verbose", is_flag=True, help="Show long values (PATH) in full.")
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Preview the plan for a snapshot or report file.")
+@stage_options
 @torch_timeout_option
 def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, history, no_verify, verbose, python,
-            from_file, torch_timeout):
+            from_file, torch_timeout, no_gpu=False, bench=False, collectives=False):
     """Fix what `check` found: preview with --dry-run, apply with consent, undo with --undo."""
     from rocm_doctor.fix.journal import state_dir
 
@@ -63,19 +65,18 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
     shell = None
     if shell_name:
-        from rocm_doctor.fix.shells import SHELLS, normalise
+        from rocm_doctor.engine.shells import SHELLS, normalise
 
         shell = normalise(shell_name)
         if shell is None:
             raise DoctorUsageError(f"--shell {shell_name}: unknown shell (one of {', '.join(SHELLS)})")
 
-    report, facts = _diagnose(python, from_file, torch_timeout)
-    from rocm_doctor.fix import plan as plan_mod
-
-    unknown = plan_mod.unknown_ids(report.findings, only)
+    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives))
+    plan = report.diagnosis.plan
+    unknown = [i for i in only if i not in _known_ids(report)]
     if unknown:
-        raise DoctorUsageError(f"--only {', '.join(unknown)}: no finding or check with that id in this run")
-    plan = plan_mod.collect(report.findings, only)
+        raise DoctorUsageError(f"--only {', '.join(unknown)}: no step, finding or check with that id in this run")
+    plan = plan.only(only) if only else plan
     ctx = _context(report, facts, from_file, shell, allow_install)
     target = report.target.get("python", "the target interpreter")
     if not plan:
@@ -103,21 +104,26 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, bool(manual))
 
 
-def _diagnose(python, from_file, torch_timeout):
+def _known_ids(report) -> set:
+    return ({f.id for f in report.findings} | {f.check for f in report.findings}
+            | set(report.diagnosis.plan.ids()))
+
+
+def _diagnose(python, from_file, torch_timeout, stages):
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
     from rocm_doctor.probes._target import TargetError
 
     try:
-        return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout))
+        return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages))
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
 
 
 def _context(report, facts, from_file, shell, allow_install):
     from rocm_doctor.fix.changes import Context
-    from rocm_doctor.fix.shells import detect_shell
+    from rocm_doctor.engine.shells import detect_shell
     from rocm_doctor.fix.winenv import default_registry
     from rocm_doctor.probes._platform import detect_os
 

@@ -21,26 +21,31 @@ collective after init and sleeps), corrupt:rank2 (that rank's contribution in th
 0.5). An optional "@OP" limits the stall to the first collective of that op, e.g. stall:rank1@all_gather.
 """
 
-import json
+import functools
+import importlib.util
 import os
 import socket
 import sys
 import time
 import traceback
 
+
+def _load_childlib():
+    """The shared child library, by path: the target interpreter need not have rocm-doctor installed."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "_childlib.py")
+    spec = importlib.util.spec_from_file_location("_doctor_childlib", os.path.normpath(path))
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+childlib = _load_childlib()
+emit = childlib.Emitter("coll")
+error_text = functools.partial(childlib.error_text, limit=2000, bare_type=True)
+
 FAULT_ENV = "ROCM_DOCTOR_TEST_FAULT"
 PATTERN_PERIOD = 13
 PATTERN_STEP = 16.0
-
-
-def emit(_kind, **values):
-    values["coll"] = _kind
-    sys.stdout.write(json.dumps(values, default=str) + "\n")
-    sys.stdout.flush()
-
-
-def error_text(exc):
-    return f"{type(exc).__name__}: {exc}".strip()[:2000]
 
 
 def parse_fault(rank):
@@ -385,7 +390,7 @@ def run_rank(payload):
 
 def main():
     try:
-        payload = json.loads(sys.stdin.read() or "{}")
+        payload = childlib.read_payload()
     except ValueError as exc:
         emit("error", error=f"bad payload: {exc}")
         return 2

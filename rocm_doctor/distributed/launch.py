@@ -28,7 +28,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from rocm_doctor.engine import runner
 from rocm_doctor.engine.child import child_env
-from rocm_doctor.engine.runner import kill_tree, signal_name
+from rocm_doctor.engine.runner import kill_tree
+from rocm_doctor.facts.command import signal_name
 
 CHILD = Path(__file__).with_name("_collectives_child.py")
 MARKER = "coll"

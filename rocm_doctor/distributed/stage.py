@@ -1,7 +1,7 @@
 """`check --collectives` / `bench --collectives`: run the local collectives, set the fact, judge it.
 
-The fact is `collectives.results` (also stored as the observation probe "collectives", so a snapshot or report
-that carries it re-judges the same way). The checks live in checks/collectives.py.
+The fact is `collectives.results`, read from the observation probe "collectives", so a snapshot or report that
+carries it re-judges the same way. The checks live in checks/collectives.py.
 """
 
 from __future__ import annotations
@@ -9,57 +9,51 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional
 
+from rocm_doctor.engine.engine import run_one, sort_findings
+from rocm_doctor.engine.pipeline import Stage
+from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts, target_python
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret import stage_results
 
-FACT = "collectives.results"
-PROBE_KEY = "collectives"
-CHECK_MODULE = "rocm_doctor.checks.collectives"
+PROBE_KEY, FACT, NOT_RUN = stage_results.COLLECTIVES
 # the checks that judge measured results (the env and cmdline checks run in every `check`)
 RESULT_CHECKS = ("collective-hang", "collective-wrong-result", "collective-bandwidth-low", "gpu-peer-access-missing")
 
 
-def collectives_checks(ids: Optional[tuple] = None) -> list:
-    from rocm_doctor.engine.registry import load_registry
-
-    checks = [c for c in load_registry(include_plugins=False).checks if c.__module__ == CHECK_MODULE]
-    return [c for c in checks if ids is None or c.id in ids]
-
-
 def judge(results: dict[str, Any], facts: Optional[Facts] = None, ids: Optional[tuple] = RESULT_CHECKS) -> list:
-    """The collectives checks' findings for `results` (pure apart from loading the check classes)."""
-    from rocm_doctor.engine.engine import run_one, sort_findings
-
-    if facts is None:
-        facts = Facts(Observations())
+    """The collectives checks' verdicts on `results`: those that require the fact, plus `ids` when given (None:
+    every check of the collectives area)."""
+    facts = facts if facts is not None else Facts(Observations())
     facts.observations.add_probe(PROBE_KEY, results)
-    facts.set(FACT, results)
+    stage_results.interpret(facts.observations, facts)
+    registry = load_registry(include_plugins=False)
+    wanted = [c for c in registry.checks if (c.area == "multi-gpu" if ids is None else c.id in ids)]
     findings = []
-    for check in collectives_checks(ids):
+    for check in wanted:
         findings.extend(run_one(check, facts))
     return sort_findings(findings)
 
 
-def run_stage(facts: Facts, findings: list, python: Optional[str] = None, device: str = "auto",
-              preset: str = "full", show_progress: bool = False) -> tuple[dict[str, Any], list]:
-    """Run the local collectives for `check --collectives`; returns (stage dict, the report's new findings).
+class CollectivesStage(Stage):
+    """Collectives across every local GPU (one rank per GPU) and the peer matrix."""
 
-    The result checks' placeholders in `findings` are replaced by their verdicts on the measured results.
-    Never raises: a failure of the stage itself becomes a not-run stage.
-    """
-    from rocm_doctor.distributed.local import LocalOptions, not_run, run_local
-    from rocm_doctor.engine.engine import sort_findings
+    name = "collectives"
+    probe_key = PROBE_KEY
+    provides = (FACT,)
 
-    python = python or target_python(facts)
-    try:
+    def __init__(self, device: str = "auto", preset: str = "full") -> None:
+        self.device, self.preset = device, preset
+
+    def run(self, facts, progress=None) -> dict[str, Any]:
+        from rocm_doctor.distributed.local import LocalOptions, run_local
+
         env = dict(facts.env) if facts is not None and facts.env else None
-        results = run_local(python, LocalOptions(device=device, preset=preset, env=env,
-                                                 on_record=_progress_printer() if show_progress else None))
-    except Exception as exc:  # the stage must never take the report down
-        results = not_run(f"the collectives stage failed: {type(exc).__name__}: {exc}")
-    new = judge(results, facts)
-    ids = {f.check for f in new}
-    return results, sort_findings([f for f in findings if f.check not in ids] + new)
+        return run_local(target_python(facts), LocalOptions(device=self.device, preset=self.preset, env=env,
+                                                            on_record=_progress_printer() if progress else None))
+
+    def interpret(self, observations, facts) -> None:
+        stage_results.interpret(observations, facts)
 
 
 def _progress_printer():

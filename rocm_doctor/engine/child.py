@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from rocm_doctor.engine import runner
-from rocm_doctor.engine.runner import CommandResult, signal_name
+from rocm_doctor.facts.command import CommandResult, signal_name
 
 def parse_json_lines(stdout: str, marker: str = "stage") -> list[dict[str, Any]]:
     """The JSON objects carrying `marker` that a child printed; any other line (library chatter) is ignored."""

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Optional, Union
 
+from rocm_doctor.engine.remedy import alternatives_from_raw, steps_from_raw
+
 if TYPE_CHECKING:
     from rocm_doctor.facts.facts import Facts
 
@@ -74,7 +76,18 @@ class Finding:
     area: str = "general"
     severity: Severity = Severity.MEDIUM
     data: dict[str, Any] = field(default_factory=dict)
-    fix: list = field(default_factory=list)  # rocm_doctor.fix.steps.Step objects: the remedy as data
+    fix: list = field(default_factory=list)  # rocm_doctor.engine.remedy.Step objects: the preferred remedy as data
+    alternatives: list = field(default_factory=list)  # rocm_doctor.engine.remedy.Alternative: other paths, labelled
+    # Set by rocm_doctor.engine.relations after every check ran: how this finding relates to the others.
+    caused_by: list[str] = field(default_factory=list)  # ids of findings that explain this one
+    explains: list[str] = field(default_factory=list)  # ids of findings this one explains
+    confirmed_by: list[dict[str, Any]] = field(default_factory=list)  # evidence that showed it: {kind, detail, ...}
+    refuted_by: list[dict[str, Any]] = field(default_factory=list)  # evidence that showed it did not happen
+
+    @property
+    def is_problem(self) -> bool:
+        """A finding that says something is wrong (or could not be judged because the doctor failed)."""
+        return self.status in PROBLEMS
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +103,11 @@ class Finding:
             "docs": list(self.docs),
             "data": self.data,
             "fix": [step.to_dict() for step in self.fix],
+            "alternatives": [alt.to_dict() for alt in self.alternatives],
+            "caused_by": list(self.caused_by),
+            "explains": list(self.explains),
+            "confirmed_by": [dict(item) for item in self.confirmed_by],
+            "refuted_by": [dict(item) for item in self.refuted_by],
         }
 
     @classmethod
@@ -106,21 +124,20 @@ class Finding:
             area=raw.get("area", "general"),
             severity=Severity(raw.get("severity", "medium")),
             data=dict(raw.get("data", {})),
-            fix=_steps_from_raw(raw.get("fix", [])),
+            fix=steps_from_raw(raw.get("fix", [])),
+            alternatives=alternatives_from_raw(raw.get("alternatives", [])),
+            caused_by=[str(i) for i in _list(raw.get("caused_by"))],
+            explains=[str(i) for i in _list(raw.get("explains"))],
+            confirmed_by=[dict(i) for i in _list(raw.get("confirmed_by")) if isinstance(i, dict)],
+            refuted_by=[dict(i) for i in _list(raw.get("refuted_by")) if isinstance(i, dict)],
         )
 
 
-def _steps_from_raw(raw: Any) -> list:
-    """Fix steps from JSON; a step this version does not know is dropped, not fatal (reports outlive versions)."""
-    from rocm_doctor.fix.steps import StepError, step_from_dict
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
-    steps = []
-    for item in raw if isinstance(raw, list) else []:
-        try:
-            steps.append(step_from_dict(item))
-        except StepError:
-            continue
-    return steps
+
+PROBLEMS = (Status.FAIL, Status.WARN, Status.ERROR)
 
 
 Outcome = Union[Finding, Iterable[Finding], None]
@@ -140,6 +157,9 @@ class Check:
     platforms: ClassVar[tuple[Platform, ...]] = ALL_PLATFORMS
     requires: ClassVar[tuple[str, ...]] = ()
     docs: ClassVar[tuple[str, ...]] = ()
+    # Findings of other checks that a problem found by this one explains: check ids (fnmatch patterns allowed) or
+    # rocm_doctor.engine.relations.Explains edges with a condition. Read by the relations pass, never by `run`.
+    explains: ClassVar[tuple[Any, ...]] = ()
 
     def run(self, facts: "Facts") -> Outcome:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -157,6 +177,7 @@ class Check:
         data: Optional[dict[str, Any]] = None,
         severity: Optional[Severity] = None,
         fix: Iterable[Any] = (),
+        alternatives: Iterable[Any] = (),
     ) -> Finding:
         return Finding(
             id=f"{self.id}:{subject}" if subject else self.id,
@@ -171,11 +192,12 @@ class Check:
             severity=severity or self.severity,
             data=data or {},
             fix=list(fix),
+            alternatives=list(alternatives),
         )
 
     @staticmethod
     def with_fix(finding: Finding, *steps: Any) -> Finding:
-        """Attach fix steps (built with rocm_doctor.fix.steps constructors) to a finding; returns the finding."""
+        """Attach fix steps (built with rocm_doctor.engine.remedy constructors) to a finding; returns the finding."""
         finding.fix.extend(steps)
         return finding
 

@@ -1,9 +1,11 @@
 """Finds checks: the built-ins in rocm_doctor.checks and third-party ones from the `rocm_doctor.checks` entry-point
 group. Nothing registers itself on import; a plugin that fails to load is reported, and the rest still load.
+Built-ins are found by package name, like plugins, so the engine depends on no check module.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from dataclasses import dataclass, field
 from importlib import resources
@@ -13,6 +15,7 @@ from rocm_doctor.engine.model import Check
 from rocm_doctor.engine.modules import import_public_modules
 
 ENTRY_POINT_GROUP = "rocm_doctor.checks"
+BUILTIN_PACKAGE = "rocm_doctor.checks"
 
 
 @dataclass
@@ -58,7 +61,7 @@ def _entry_points() -> Iterable:
 
 def load_registry(include_plugins: bool = True) -> Registry:
     registry = Registry()
-    import rocm_doctor.checks as package
+    package = importlib.import_module(BUILTIN_PACKAGE)
 
     failures: dict[str, str] = {}  # a broken built-in must not take the others down
     for module in import_public_modules(package.__name__, package.__path__, failures):
@@ -106,9 +109,9 @@ def _plugin_checks(loaded) -> list[type[Check]]:
 
 def check_doc(check: type[Check]) -> Optional[str]:
     """The check's Markdown doc: checks/docs/<id>.md for built-ins, else the class docstring."""
-    if check.__module__.startswith("rocm_doctor.checks."):
+    if check.__module__.startswith(BUILTIN_PACKAGE + "."):
         try:
-            return resources.files("rocm_doctor.checks").joinpath("docs", f"{check.id}.md").read_text(encoding="utf-8")
+            return resources.files(BUILTIN_PACKAGE).joinpath("docs", f"{check.id}.md").read_text(encoding="utf-8")
         except (FileNotFoundError, OSError):
             pass
     doc = inspect.getdoc(check)

@@ -10,7 +10,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from rocm_doctor.engine.runner import CommandResult
+from rocm_doctor.facts.command import CommandResult
 
 
 @dataclass

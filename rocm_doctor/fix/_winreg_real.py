@@ -12,7 +12,7 @@ import ctypes
 import winreg  # type: ignore[import-not-found]
 from typing import Optional
 
-from rocm_doctor.fix.winenv import RegValue
+from rocm_doctor.fix.regvalue import RegValue
 
 _KEY = "Environment"
 HWND_BROADCAST = 0xFFFF

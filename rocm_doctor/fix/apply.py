@@ -24,7 +24,7 @@ from rocm_doctor.fix.changes import (
     preview,
 )
 from rocm_doctor.fix.journal import Journal, sha256
-from rocm_doctor.fix.plan import PlanItem
+from rocm_doctor.engine.plan import PlanItem
 
 PIP_TIMEOUT_S = 3600.0
 

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from rocm_doctor.fix import pathlist, rcfile, shells
-from rocm_doctor.fix import steps as S
-from rocm_doctor.fix.plan import PlanItem
-from rocm_doctor.fix.winenv import LOCATION, REG_EXPAND_SZ, REG_SZ, EnvRegistry, RegValue
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import shells
+from rocm_doctor.fix import pathlist, rcfile
+from rocm_doctor.engine.plan import PlanItem
+from rocm_doctor.fix.regvalue import REG_EXPAND_SZ, REG_SZ, RegValue
+from rocm_doctor.fix.winenv import LOCATION, EnvRegistry
 
 # What fix will do with a step.
 APPLY = "apply"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from rocm_doctor.fix.changes import ALREADY, APPLY, NEEDS_FLAG, Context, FileWrite, Preview, RegistryWrite
-from rocm_doctor.fix.steps import AFTER_NEW_SHELL, AFTER_REBOOT, AFTER_RELOGIN
+from rocm_doctor.engine.remedy import AFTER_NEW_SHELL, AFTER_REBOOT, AFTER_RELOGIN
 
 PLAN_FORMAT = 1
 AFTER_TEXT = {AFTER_NEW_SHELL: "takes effect in a new shell/terminal", AFTER_RELOGIN: "takes effect after you log out and in",

@@ -16,7 +16,8 @@ from typing import Optional
 
 from rocm_doctor.fix import rcfile
 from rocm_doctor.fix.journal import Journal, sha256
-from rocm_doctor.fix.winenv import EnvRegistry, RegValue
+from rocm_doctor.fix.regvalue import RegValue
+from rocm_doctor.fix.winenv import EnvRegistry
 
 RESTORED = "restored"
 UNCHANGED = "nothing-to-undo"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from rocm_doctor.engine import runner
-from rocm_doctor.fix import steps as S
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.fix.changes import Context, env_after
 
 

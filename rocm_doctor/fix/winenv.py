@@ -9,34 +9,11 @@ previews of Windows snapshots use `MemoryRegistry`. Types are preserved: a REG_E
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Optional, Protocol
 
-REG_SZ = 1
-REG_EXPAND_SZ = 2
-TYPE_NAMES = {REG_SZ: "REG_SZ", REG_EXPAND_SZ: "REG_EXPAND_SZ"}
+from rocm_doctor.fix.regvalue import RegValue
+
 LOCATION = r"HKCU\Environment"
-
-
-@dataclass(frozen=True)
-class RegValue:
-    value: str
-    type: int = REG_SZ
-
-    @property
-    def type_name(self) -> str:
-        return TYPE_NAMES.get(self.type, str(self.type))
-
-    def to_dict(self) -> dict:
-        return {"value": self.value, "type": self.type_name}
-
-    @classmethod
-    def from_dict(cls, raw: Optional[dict]) -> Optional["RegValue"]:
-        if raw is None:
-            return None
-        names = {v: k for k, v in TYPE_NAMES.items()}
-        kind = raw.get("type", "REG_SZ")
-        return cls(value=raw["value"], type=names.get(kind, kind) if isinstance(kind, str) else int(kind))
 
 
 class EnvRegistry(Protocol):

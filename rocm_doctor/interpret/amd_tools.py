@@ -6,7 +6,7 @@ can tell "ROCm is not installed" from "rocminfo crashed".
 
 from __future__ import annotations
 
-from rocm_doctor.engine.runner import CommandResult, signal_name
+from rocm_doctor.facts.command import CommandResult, signal_name
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.agent_enumerator import parse_target_lines

@@ -5,26 +5,27 @@ installed. Each stage is printed and flushed before the next starts, so when tor
 knows how far it got.
 """
 
-import json
+import importlib.util
 import os
 import sys
 import time
 import traceback
 import warnings
 
-# The script's own folder must not shadow anything the target imports.
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
+
+def _load_childlib():
+    """The shared child library, by path: the target interpreter need not have rocm-doctor installed."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "_childlib.py")
+    spec = importlib.util.spec_from_file_location("_doctor_childlib", os.path.normpath(path))
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def emit(stage, **values):
-    values["stage"] = stage
-    sys.stdout.write(json.dumps(values, default=str) + "\n")
-    sys.stdout.flush()
-
-
-def error_text(exc):
-    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+childlib = _load_childlib()
+childlib.leave_script_folder(__file__)
+emit = childlib.Emitter("stage")
+error_text = childlib.error_text
 
 
 def loaded_libraries():
@@ -103,12 +104,10 @@ def main():
     try:
         import torch
     except ImportError as exc:
-        emit("import", ok=False, missing=True, error=error_text(exc))
-        emit("done")
+        emit.finish("import", ok=False, missing=True, error=error_text(exc))
         return
     except BaseException as exc:  # torch's import can raise anything, including SystemExit
-        emit("import", ok=False, missing=False, error=error_text(exc), traceback=traceback.format_exc(limit=8))
-        emit("done")
+        emit.finish("import", ok=False, missing=False, error=error_text(exc), traceback=traceback.format_exc(limit=8))
         return
     version = getattr(torch, "version", None)
     emit(

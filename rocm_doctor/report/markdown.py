@@ -11,6 +11,7 @@ import re
 from typing import Any, Optional
 
 from rocm_doctor.engine.model import Status
+from rocm_doctor.report import diagnosis_view
 
 GITHUB_LIMIT = 65_536
 MARGIN = 500  # room for the user's own words around the paste
@@ -46,7 +47,7 @@ class _Renderer:
         self.shortened = False
 
     def render(self) -> str:
-        body = [self._head(), self._findings(), self._details(), self._stages(), self._machine()]
+        body = [self._head(), self._diagnosis(), self._findings(), self._details(), self._stages(), self._machine()]
         return "\n".join(part for part in body if part) + self._footer()
 
     # -- sections -------------------------------------------------------------------------------------------
@@ -58,7 +59,9 @@ class _Renderer:
         lines = [
             "### rocm-doctor report",
             "",
-            f"**{_esc(verdict(b.get('summary', {})))}**",
+            f"**{_esc((b.get('diagnosis') or {}).get('headline') or verdict(b.get('summary', {})))}**",
+            "",
+            _esc(verdict(b.get("summary", {}))),
             "",
             f"- rocm-doctor {_esc(tool.get('version', '?'))}, generated {_esc(b.get('generated_at', '?'))}"
             + ("" if b.get("source", "live") == "live" else f", replayed from `{_code(b['source'])}`"),
@@ -74,6 +77,40 @@ class _Renderer:
         elif redaction:
             lines.append("- **Not redacted** (`--no-redact`): check it before posting")
         return "\n".join(lines) + "\n"
+
+    def _diagnosis(self) -> str:
+        """What is wrong, most important first: each root cause, what to do (commands in fenced blocks, so they
+        paste whole), the alternatives and the findings it explains."""
+        roots = diagnosis_view.build(self.b)
+        if not roots:
+            return ""
+        parts = ["#### What is wrong", ""]
+        for root in roots:
+            f = root.finding
+            parts.append(f"{root.number}. **{LABELS.get(f.get('status'), '')} {_esc(f.get('title', ''))}**: "
+                         f"{_esc(f.get('message', ''))}")
+            for item in root.confirmed:
+                parts.append(f"   - confirmed by {_esc(item)}")
+            if root.steps:
+                parts.append("   - **Do this:**")
+                parts.extend(self._step(step) for step in root.steps)
+            for alt in root.alternatives:
+                label = "workaround" if alt.workaround else "alternative"
+                why = f" — second because {_esc(alt.why_not_first)}" if alt.why_not_first else ""
+                parts.append(f"   - Or ({label}): {_esc(alt.title)}{why}")
+                parts.extend(self._step(step) for step in alt.steps)
+            if root.symptoms:
+                parts.append("   - This also explains: " + "; ".join(
+                    f"{LABELS.get(s.get('status'), '')} {_esc(s.get('title', ''))}" for s in root.symptoms))
+            parts.append("")
+        return "\n".join(parts)
+
+    @staticmethod
+    def _step(step) -> str:
+        text = f"     - `{_code(step.id)}`: {_esc(step.summary)}" + (f" ({_esc(step.how)})" if step.how else "")
+        if step.commands:
+            text += "\n\n       ```\n" + "\n".join(f"       {c}" for c in step.commands) + "\n       ```\n"
+        return text
 
     def _findings(self) -> str:
         findings = self.b.get("findings", [])

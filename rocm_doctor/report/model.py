@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from rocm_doctor import __version__
+from rocm_doctor.engine.diagnosis import Diagnosis, build
 from rocm_doctor.engine.model import Finding, Status
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the diagnosis (root causes, plan) and the relations on each finding
 
 
 @dataclass
@@ -22,6 +23,11 @@ class Report:
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
     stages: dict[str, Any] = field(default_factory=dict)  # kernels, bench, ... when they ran
+    diagnosis: Optional[Diagnosis] = None  # built from the linked findings when not given
+
+    def __post_init__(self) -> None:
+        if self.diagnosis is None:
+            self.diagnosis = build(self.findings)
 
     def summary(self) -> dict[str, int]:
         counts = {status.value: 0 for status in Status}
@@ -42,6 +48,7 @@ class Report:
             "target": self.target,
             "platform": self.platform,
             "summary": self.summary(),
+            "diagnosis": self.diagnosis.to_dict(),
             "findings": [f.to_dict() for f in self.findings],
             "stages": self.stages,
         }

@@ -4,15 +4,26 @@ Standard library only and never imports torch (find_spec does not import a top-l
 object.
 """
 
-import json
+import importlib.util
 import os
 import sys
 
 try:
     from importlib import metadata
-    import importlib.util as util
 except ImportError:  # pragma: no cover - Python < 3.8
     metadata = None
+
+
+def _load_childlib():
+    """The shared child library, by path: the target interpreter need not have rocm-doctor installed."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "_childlib.py")
+    spec = importlib.util.spec_from_file_location("_doctor_childlib", os.path.normpath(path))
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+childlib = _load_childlib()
 
 WANTED_PREFIXES = ("rocm", "torch", "amd-torch", "triton")
 HEADER_NAMES = ("type_traits", "cstdint", "limits")
@@ -36,7 +47,7 @@ def package_versions():
 
 def module_dir(name):
     try:
-        spec = util.find_spec(name)
+        spec = importlib.util.find_spec(name)
     except Exception:
         return None
     if spec is None:
@@ -87,7 +98,7 @@ def main():
         "sdk_dirs": dirs,
         "cxx_headers": headers(dirs),
     }
-    sys.stdout.write(json.dumps(out) + "\n")
+    childlib.write_line(out)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 - `plan`: which sections run with which sizes (full, quick, tiny) and the timeout of each.
 - `harness`: runs the stand-alone `_bench_child.py` in the target interpreter, one fresh child per failure, so a
-  hang or crash loses one section, not the run.
+  hang or crash loses one section, not the run. The child loads its sections by path from the `_bench_*.py`
+  files beside it (`_bench_common`: emitter, device context, timing; `_bench_sections`, `_bench_sdpa`,
+  `_bench_decoder`).
 - `expectations`: what the detected card should reach (data/gpu_catalog.json).
 - `analysis`: pure functions from the results to lines with a verdict and an explanation; the checks in
-  checks/bench.py and the renderers read them.
+  checks/bench.py and the renderers read them. It runs `throughput` (matmul, memory, launch) and `workloads`
+  (SDPA, CPU against GPU, decoder, reference) over the line record of `lines`; `verdicts` holds the thresholds.
 - `facts`: results <-> the `bench.results` fact, so findings replay from a snapshot.
 """

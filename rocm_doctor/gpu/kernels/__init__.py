@@ -1,7 +1,8 @@
 """GPU confirm stage: short operator kernels run in child processes of the target interpreter.
 
 Layout:
-  _cases.py    the operator suite as data (stand-alone: stdlib + torch; loaded by the child)
+  _cases.py    the operator suite as data (stand-alone: stdlib + torch; loaded by the child), one
+               _cases_<group>.py file per category group (basic, nn, data, sdpa, runtime)
   _child.py    the child script (stand-alone): runs cases, one JSON line per event
   harness.py   the parent side: batches, re-runs after a crash or hang, pinpoints the culprit
   attribution.py  device kernel names -> library (cuBLAS, rocBLAS/Tensile, MIOpen, flash-attention, ...)

@@ -19,8 +19,8 @@ the case that killed it.
 """
 
 import faulthandler
+import functools
 import importlib.util
-import json
 import math
 import os
 import sys
@@ -29,25 +29,25 @@ import traceback
 import warnings
 import zlib
 
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+def _load_childlib():
+    """The shared child library, by path: the target interpreter need not have rocm-doctor installed."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "_childlib.py")
+    spec = importlib.util.spec_from_file_location("_doctor_childlib", os.path.normpath(path))
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+childlib = _load_childlib()
+childlib.leave_script_folder(__file__)
+emit = childlib.Emitter("event")
+error_text = functools.partial(childlib.error_text, limit=2000)
+
 BASE_TOL = {"float64": 1e-10, "float32": 1e-4, "float16": 1e-2, "bfloat16": 3e-2, "int64": 0.0, "int32": 0.0}
 TF32_TOL = 5e-3
 OP_HINTS = ("scaled_dot_product", "cudnn", "miopen", "mkldnn", "slow_conv", "_fft_", "thnn", "_efficient_attention",
             "_flash_attention", "mps_")
-
-
-def emit(event, **values):
-    values["event"] = event
-    sys.stdout.write(json.dumps(values, default=str) + "\n")
-    sys.stdout.flush()
-
-
-def error_text(exc, limit=2000):
-    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    return text[:limit]
 
 
 class Unavailable(Exception):
@@ -93,19 +93,11 @@ class Ctx:
         raise Unavailable(reason)
 
 
-def load_module(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def all_cases(torch, payload, device_type, device_count):
-    builtin = load_module(os.path.join(HERE, "_cases.py"), "_doctor_cases")
+    builtin = childlib.load_sibling(__file__, "_cases.py")
     cases = list(builtin.CASES) + list(builtin.dynamic_cases(torch, device_type, device_count))
     for index, path in enumerate(payload.get("extra_modules") or []):
-        module = load_module(path, "_doctor_extra_cases_%d" % index)
+        module = childlib.load_module(path, "_doctor_extra_cases_%d" % index)
         cases.extend(getattr(module, "CASES", []))
         if hasattr(module, "dynamic_cases"):
             cases.extend(module.dynamic_cases(torch, device_type, device_count))
@@ -339,22 +331,19 @@ def run_case(torch, case, payload, device, device_type):
 
 def main():
     faulthandler.enable()
-    raw = sys.stdin.read()
-    payload = json.loads(raw) if raw.strip() else {}
+    payload = childlib.read_payload()
     emit("start", python=sys.version.split()[0], executable=sys.executable, pid=os.getpid())
     started = time.monotonic()
     try:
         import torch
     except BaseException as exc:
-        emit("fatal", stage="import", error=error_text(exc))
-        emit("done")
+        emit.finish("fatal", stage="import", error=error_text(exc))
         return
     import_s = round(time.monotonic() - started, 3)
     device = payload.get("device") or "cuda"
     device_type = device.split(":")[0]
     if device_type not in ("cuda", "cpu"):
-        emit("fatal", stage="device", error="unsupported device %r (use cuda or cpu)" % device)
-        emit("done")
+        emit.finish("fatal", stage="device", error="unsupported device %r (use cuda or cpu)" % device)
         return
     if device_type == "cuda":
         try:
@@ -362,8 +351,8 @@ def main():
         except Exception:
             available = False
         if not available:
-            emit("fatal", stage="device", error="torch.cuda.is_available() is False: no GPU visible to this torch")
-            emit("done")
+            emit.finish("fatal", stage="device",
+                        error="torch.cuda.is_available() is False: no GPU visible to this torch")
             return
     count = torch.cuda.device_count() if device_type == "cuda" else 0
     emit("hello", import_s=import_s, device=device, device_type=device_type, device_count=count,
@@ -371,8 +360,7 @@ def main():
     try:
         cases = select(all_cases(torch, payload, device_type, count), payload)
     except Exception as exc:
-        emit("fatal", stage="cases", error=error_text(exc), traceback=traceback.format_exc(limit=6))
-        emit("done")
+        emit.finish("fatal", stage="cases", error=error_text(exc), traceback=traceback.format_exc(limit=6))
         return
     emit("plan", cases=[{"name": c["name"], "category": c["category"], "dtype": c["dtype"],
                          "core": bool(c.get("core")), "log": bool(c.get("log"))} for c in cases])
@@ -380,11 +368,8 @@ def main():
     suite_started = time.monotonic()
     for case in cases:
         emit("begin", case=case["name"], timeout_s=timeout)
-        faulthandler.dump_traceback_later(timeout, exit=True)
-        try:
+        with childlib.deadline(timeout):
             record = run_case(torch, case, payload, device, device_type)
-        finally:
-            faulthandler.cancel_dump_traceback_later()
         emit("result", **record)
     emit("done", seconds=round(time.monotonic() - started, 3), suite_s=round(time.monotonic() - suite_started, 3))
 

@@ -1,8 +1,8 @@
 """The confirm stage: run the operator suite on the GPU (plus library logs and the override A/B where they apply)
 and turn the outcomes into facts, findings, and verdicts on the static findings.
 
-`rocm-doctor check` calls `run_in_check` after the static checks when torch sees a GPU (not with --no-gpu, not on
-a replayed snapshot); `rocm-doctor kernels` calls `confirm` directly.
+`KernelStage` is the stage the pipeline runs for `check`, `report`, `fix` and `kernels` when torch sees a GPU (not
+with --no-gpu); a replayed snapshot re-judges the result it carries.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from rocm_doctor.engine.pipeline import Stage
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.gpu.kernels import ab, liblogs
 from rocm_doctor.gpu.kernels.harness import SuiteOptions, run_suite
-from rocm_doctor.gpu.kernels.verdicts import analyse, apply_kernel_evidence
+from rocm_doctor.gpu.kernels.verdicts import analyse, kernel_evidence
+from rocm_doctor.interpret import stage_results
 from rocm_doctor.parsers.gfx import base_gfx
 
 FACT_KEY = "gpu.kernels"
-CHECK_MODULE = "rocm_doctor.checks.gpu_confirm"
 
 
 @dataclass
@@ -38,7 +39,11 @@ class ConfirmOptions:
 
 
 def gpu_gfx(facts, suite: Optional[dict] = None) -> Optional[str]:
-    """The first GPU's gfx target (AMD), without feature flags."""
+    """The first GPU's real gfx target: from the interpreted GPU targets (an override does not change it), else
+    from what torch reported (which, under an override, is the override's target)."""
+    for target in (facts.get("gpu.targets") or []) if facts is not None else []:
+        if target.get("real_gfx") and not target.get("integrated"):
+            return target["real_gfx"]
     devices = []
     if suite and suite.get("hello"):
         devices = [{"gcnArchName": d.get("arch")} for d in suite["hello"].get("devices") or []]
@@ -94,49 +99,40 @@ def confirm(facts, options: Optional[ConfirmOptions] = None) -> dict[str, Any]:
     return stage
 
 
-def not_run(reason: str) -> dict[str, Any]:
-    return {"ran": False, "reason": reason}
+class KernelStage(Stage):
+    """The confirm stage in the pipeline: its result is the `gpu.kernels` fact; its analysis confirms or refutes
+    static findings."""
 
+    name = "kernels"
+    probe_key = "kernels"
+    provides = (FACT_KEY,)
 
-def kernel_checks():
-    from rocm_doctor.engine.registry import load_registry
+    def __init__(self, options: Optional[ConfirmOptions] = None) -> None:
+        self.options = options or ConfirmOptions()
 
-    return [c for c in load_registry(include_plugins=False).checks if c.__module__ == CHECK_MODULE]
+    def skip_reason(self, facts) -> Optional[str]:
+        if self.options.device != "cpu" and facts.get("torch.available") is not True:
+            return "torch does not see a GPU (torch.cuda.is_available() is not True)"
+        return None
+
+    def run(self, facts, progress=None) -> dict[str, Any]:
+        if progress:
+            progress("GPU kernels: running the operator suite in child processes")
+        return confirm(facts, self.options)
+
+    def interpret(self, observations, facts) -> None:
+        stage_results.interpret(observations, facts)
+
+    def evidence(self, facts) -> dict[str, dict[str, Any]]:
+        return kernel_evidence(facts.get(FACT_KEY))
 
 
 def judge(findings: list, facts, stage: dict) -> list:
-    """Re-run the kernel checks with the stage as a fact, replace their placeholders, apply the verdicts."""
-    from rocm_doctor.engine.engine import run_one, sort_findings
+    """`findings` re-judged with a kernel stage result that already ran (`rocm-doctor kernels`, tests): the
+    pipeline's own pass over the stored result."""
+    from rocm_doctor.engine.pipeline import run_stages
+    from rocm_doctor.engine.registry import load_registry
 
-    facts.set(FACT_KEY, stage)
-    checks = kernel_checks()
-    ids = {c.id for c in checks}
-    kept = [f for f in findings if f.check not in ids]
-    for check in checks:
-        kept.extend(run_one(check, facts))
-    return sort_findings(apply_kernel_evidence(kept, stage))
-
-
-def run_in_check(report, facts, python: Optional[str] = None, only: Sequence[str] = (),
-                 skip: Sequence[str] = (), options: Optional[ConfirmOptions] = None) -> None:
-    """What `rocm-doctor check` does after the static checks. Mutates report.findings and report.stages."""
-    try:
-        ids = {c.id for c in kernel_checks()}
-    except Exception:
-        ids = set()
-    if only and not ids & set(only):
-        return
-    if facts.get("torch.available") is not True:
-        report.stages["kernels"] = not_run("torch does not see a GPU (torch.cuda.is_available() is not True)")
-        return
-    options = options or ConfirmOptions()
-    if python and not options.python:
-        options.python = python
-    try:
-        stage = confirm(facts, options)
-    except Exception as exc:  # the stage must never take the report down
-        report.stages["kernels"] = not_run(f"the confirm stage failed: {type(exc).__name__}: {exc}")
-        return
-    report.stages["kernels"] = stage
-    findings = judge(report.findings, facts, stage)
-    report.findings = [f for f in findings if not (f.check in ids and f.check in set(skip))]
+    facts.observations.add_probe(KernelStage.probe_key, stage)
+    return run_stages([KernelStage()], load_registry(include_plugins=False), facts, list(findings),
+                      replay=True).findings

@@ -4,17 +4,15 @@
   traceback or stderr, each naming the static check it confirms ("invalid device function" →
   gfx-not-in-torch-arch-list; a HIPRTC header error → hiprtc-headers-missing).
 * `analyse(suite)`: per failed case, its matches; which checks the kernels confirm and which they refute.
-* `apply_kernel_evidence(findings, stage)`: post-processing over the findings list. A static finding the kernels
-  refute is downgraded (fail → warn, warn → info) and says so; one they confirm gains the evidence (warn → fail).
+* `kernel_evidence(stage)`: {check id: confirmed/refuted with the detail}, which the pipeline applies to the static
+  findings as typed evidence (a refuted problem drops a level, a confirmed one becomes a fail).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
-from rocm_doctor.engine.model import Finding, Status
 
 FAILED = ("wrong", "error", "crashed", "hung")
 
@@ -160,39 +158,14 @@ def _refutes(rule: dict, results: list[dict]) -> Optional[str]:
     return None
 
 
-_DOWN = {Status.FAIL: Status.WARN, Status.WARN: Status.INFO, Status.ERROR: Status.WARN}
-
-
-def apply_kernel_evidence(findings: Iterable[Finding], stage: Optional[dict]) -> list[Finding]:
-    """Downgrade static findings the kernels refute; strengthen the ones they confirm. Returns a new list."""
-    findings = list(findings)
+def kernel_evidence(stage: Optional[dict]) -> dict[str, dict[str, Any]]:
+    """What the kernels showed about static checks, for rocm_doctor.engine.pipeline.apply_evidence: a check whose
+    signature a failed kernel printed is confirmed; one whose problem did not show on a real GPU is refuted."""
     analysis = (stage or {}).get("analysis") or {}
-    refuted = analysis.get("refuted") or {}
-    confirmed = analysis.get("confirmed") or {}
-    out = []
-    for finding in findings:
-        check = finding.check
-        if check in refuted and finding.status in _DOWN:
-            why = refuted[check]
-            data = dict(finding.data)
-            data["kernels"] = {"refuted": True, "reason": why, "status_before": finding.status.value}
-            finding = replace(
-                finding,
-                status=_DOWN[finding.status],
-                message=f"refuted: {why}. {finding.message}",
-                evidence=list(finding.evidence) + [f"GPU kernels: {why}; the static finding was {finding.status.value}"],
-                data=data,
-            )
-        elif check in confirmed and finding.status in (Status.WARN, Status.FAIL):
-            cases = confirmed[check]
-            data = dict(finding.data)
-            data["kernels"] = {"confirmed": True, "cases": cases, "status_before": finding.status.value}
-            finding = replace(
-                finding,
-                status=Status.FAIL,
-                message=f"confirmed by GPU kernels ({', '.join(cases[:4])}). {finding.message}",
-                evidence=list(finding.evidence) + [f"GPU kernels that failed with this signature: {', '.join(cases)}"],
-                data=data,
-            )
-        out.append(finding)
+    out: dict[str, dict[str, Any]] = {}
+    for check, why in (analysis.get("refuted") or {}).items():
+        out[check] = {"refuted": True, "kind": "gpu-kernels", "detail": why}
+    for check, cases in (analysis.get("confirmed") or {}).items():
+        out[check] = {"confirmed": True, "kind": "gpu-kernels", "cases": list(cases),
+                      "detail": f"GPU kernels that failed with this problem's error: {', '.join(cases[:6])}"}
     return out

@@ -11,6 +11,8 @@ read back from JSON: a report file cannot turn a sudo command into an automatic 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Sequence, Union
@@ -297,9 +299,32 @@ class RunCommand(Step):
         return out
 
 
+@dataclass
+class Advice(Step):
+    """Something only the user can do that is no command (enrol a key in the firmware, pick a driver in a UI)."""
+
+    kind: ClassVar[str] = "advice"
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.text.strip():
+            raise StepError("advice needs a text")
+
+    @property
+    def mode(self) -> str:
+        return PRINT
+
+    @property
+    def why_manual(self) -> str:
+        return "only you can do this"
+
+    def summary(self) -> str:
+        return self.text
+
+
 KINDS: dict[str, type[Step]] = {
     cls.kind: cls
-    for cls in (SetEnv, UnsetEnv, PathPrepend, PathRemove, PipInstall, AddUserToGroup, VsComponent, RunCommand)
+    for cls in (SetEnv, UnsetEnv, PathPrepend, PathRemove, PipInstall, AddUserToGroup, VsComponent, RunCommand, Advice)
 }
 _DERIVED = {"kind", "apply", "flag", "after"}
 
@@ -375,3 +400,43 @@ def run_command(
 ) -> RunCommand:
     """Print any other command (never run by fix). `then`: nothing, new-shell, relogin or reboot."""
     return RunCommand(argv_=list(argv), description=description, needs_admin=needs_admin, then=then, note=note)
+
+
+def advice(text: str, note: str = "") -> Advice:
+    """A step the user does by hand that no command expresses; shown in the plan, never applied."""
+    return Advice(text=text, note=note)
+
+
+@dataclass
+class Alternative:
+    """Another path to the same end: its steps, a label, and why the preferred path was chosen over it."""
+
+    title: str
+    steps: list = field(default_factory=list)
+    why_not_first: str = ""
+    workaround: bool = False  # it avoids the problem without removing its cause
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "why_not_first": self.why_not_first, "workaround": self.workaround,
+                "steps": [step.to_dict() for step in self.steps]}
+
+
+def alternative(title: str, *steps: Step, why_not_first: str = "", workaround: bool = False) -> Alternative:
+    return Alternative(title=title, steps=list(steps), why_not_first=why_not_first, workaround=workaround)
+
+
+def steps_from_raw(raw: Any) -> list:
+    """Steps from JSON; a step this version does not know is dropped, not fatal (reports outlive versions)."""
+    steps = []
+    for item in raw if isinstance(raw, list) else []:
+        try:
+            steps.append(step_from_dict(item))
+        except StepError:
+            continue
+    return steps
+
+
+def alternatives_from_raw(raw: Any) -> list:
+    return [Alternative(title=str(item.get("title") or ""), steps=steps_from_raw(item.get("steps")),
+                        why_not_first=str(item.get("why_not_first") or ""), workaround=bool(item.get("workaround")))
+            for item in (raw if isinstance(raw, list) else []) if isinstance(item, dict)]

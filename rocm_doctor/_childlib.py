@@ -1,0 +1,150 @@
+"""What the child scripts share. Runs inside the *target* interpreter: standard library only, never torch.
+
+The children (probes/_torch_child.py, gpu/kernels/_child.py, gpu/bench/_bench_child.py,
+distributed/_collectives_child.py, windows/_sdk_child.py) run by path in an interpreter that need not have
+rocm-doctor installed, so each loads this file by path as the module `_doctor_childlib`, and their sibling
+modules import it under that name. The parent side is rocm_doctor/engine/child.py: it keeps the stdout lines
+that are JSON objects carrying the child's marker key and waits for the closing record {marker: "done"}.
+"""
+
+import contextlib
+import faulthandler
+import importlib.util
+import json
+import os
+import sys
+import threading
+import traceback
+
+DONE = "done"
+TIMEOUT_EXIT = 124  # the status `timeout(1)` uses, so a parent can tell a deadline from a crash
+
+
+def json_line(value):
+    """`value` as one line of JSON; what JSON cannot hold (a torch.dtype, a path) is written as str()."""
+    return json.dumps(value, default=str) + "\n"
+
+
+def _write(stream, line):
+    stream.write(line)
+    stream.flush()
+
+
+def write_line(value):
+    """Print `value` as one JSON line and flush it, for a child that answers with one object."""
+    _write(sys.stdout, json_line(value))
+
+
+class Emitter:
+    """`emit(kind, **values)` prints one JSON object per line on stdout, flushed at once, so that the parent
+    keeps every record up to the moment a child crashes or hangs.
+
+    `marker` is the key that names the record's kind: the parent reads only lines carrying it. `context` holds
+    keys added to every record that does not set them itself (the bench's current section). `mirror_to` copies
+    each line to a file the parent follows while the child runs. Thread-safe: a watchdog thread may emit too.
+    """
+
+    def __init__(self, marker, context=None):
+        self.marker = marker
+        self.context = dict(context or {})
+        self.mirror = None
+        self._lock = threading.Lock()
+
+    def __call__(self, _kind, **values):
+        values[self.marker] = _kind
+        for key, value in self.context.items():
+            values.setdefault(key, value)
+        line = json_line(values)
+        with self._lock:
+            _write(sys.stdout, line)
+            if self.mirror is not None:
+                try:
+                    _write(self.mirror, line)
+                except OSError:
+                    pass
+
+    def finish(self, _kind, **values):
+        """Emit a record that ends the run early (torch missing, no device), then the closing record."""
+        self(_kind, **values)
+        self(DONE)
+
+    def mirror_to(self, path):
+        """Append every later line to `path` too; a file that cannot be opened only loses the copy."""
+        try:
+            self.mirror = open(path, "a", encoding="utf-8")
+        except OSError:
+            pass
+
+
+def error_text(exc, limit=None, last_line=False, bare_type=False):
+    """An exception as a record field: the lines Python prints for it (`Type: message`), cut to `limit` characters.
+
+    `last_line` keeps only the line with the message (a SyntaxError or an exception with notes prints several);
+    `bare_type` writes the class name without its module (`DistBackendError`, not
+    `torch.distributed.DistBackendError`) followed by str(exc).
+    """
+    if bare_type:
+        text = ("%s: %s" % (type(exc).__name__, exc)).strip()
+    else:
+        text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    if last_line:
+        text = text.splitlines()[-1]
+    return text[:limit]
+
+
+def read_payload():
+    """The JSON object the parent wrote on stdin; {} when it wrote nothing."""
+    raw = sys.stdin.read()
+    return json.loads(raw) if raw.strip() else {}
+
+
+def leave_script_folder(script):
+    """Drop the script's own folder from the front of sys.path: the parent's modules beside it (plan.py,
+    harness.py, ...) must not shadow anything the target imports."""
+    if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(script)):
+        del sys.path[0]
+
+
+def load_module(path, name):
+    """Run the file at `path` as module `name`. It is registered in sys.modules before it runs, so the files it
+    loads in turn can import it by that name (case files do `from _doctor_cases import case`)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_sibling(script, filename):
+    """Load `filename` from the folder of `script` as `_doctor_<name>`: `_cases.py` becomes `_doctor_cases`."""
+    name = "_doctor_" + os.path.splitext(filename)[0].lstrip("_")
+    return load_module(os.path.join(os.path.dirname(os.path.abspath(script)), filename), name)
+
+
+class Watchdog:
+    """Ends the process with status 124 when `timeout_s` pass before `cancel()`, once `last_words()` has told the
+    parent why. A timer thread: it cannot fire while a call holds the GIL, so the parent keeps its own timeout."""
+
+    def __init__(self, timeout_s, last_words):
+        self.timer = threading.Timer(timeout_s, self._fire, args=(last_words,))
+        self.timer.daemon = True
+        self.timer.start()
+
+    @staticmethod
+    def _fire(last_words):
+        last_words()
+        os._exit(TIMEOUT_EXIT)
+
+    def cancel(self):
+        self.timer.cancel()
+
+
+@contextlib.contextmanager
+def deadline(timeout_s):
+    """Inside the block, a process still running after `timeout_s` prints every thread's traceback to stderr and
+    exits. faulthandler's own thread does it, so it fires even while a call holds the GIL."""
+    faulthandler.dump_traceback_later(timeout_s, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()

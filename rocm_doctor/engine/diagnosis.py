@@ -1,0 +1,115 @@
+"""The Diagnosis: what is wrong (root causes, most important first), what each explains, and one plan.
+
+Built from linked findings (rocm_doctor.engine.relations). Every reporter and `fix` render this object, so the
+advice shown and the plan applied cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from rocm_doctor.engine.model import Finding, Status
+from rocm_doctor.engine.plan import Plan, PlanBuilder, change_key, step_id
+from rocm_doctor.engine.relations import roots_of
+
+VERDICTS = {
+    Status.FAIL: ("broken", "Broken"),
+    Status.ERROR: ("incomplete", "Could not finish the diagnosis"),
+    Status.WARN: ("works-with-problems", "Works, with problems"),
+}
+HEALTHY = ("healthy", "Healthy")
+
+
+@dataclass
+class RootCause:
+    finding: Finding
+    symptoms: list[str] = field(default_factory=list)  # ids of the findings it explains, directly or not
+    plan: list[str] = field(default_factory=list)  # step ids, in order
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"finding": self.finding.id, "check": self.finding.check, "status": self.finding.status.value,
+                "title": self.finding.title, "message": self.finding.message, "symptoms": list(self.symptoms),
+                "plan": list(self.plan), "alternatives": [dict(a) for a in self.alternatives]}
+
+
+@dataclass
+class Diagnosis:
+    verdict: str
+    headline: str
+    root_causes: list[RootCause] = field(default_factory=list)
+    plan: Plan = field(default_factory=Plan)
+
+    def root(self, finding_id: str) -> Optional[RootCause]:
+        return next((r for r in self.root_causes if r.finding.id == finding_id), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "headline": self.headline,
+                "root_causes": [r.to_dict() for r in self.root_causes],
+                "plan": [item.to_dict() for item in self.plan.items]}
+
+
+def build(findings: list[Finding]) -> Diagnosis:
+    """The Diagnosis of linked findings: root causes ranked, symptoms grouped, one conflict-free plan."""
+    index = {f.id: f for f in findings}
+    problems = [f for f in findings if f.is_problem]
+    groups: dict[str, list[str]] = {}
+    for finding in problems:
+        if not finding.caused_by:
+            groups.setdefault(finding.id, [])
+    for finding in problems:
+        if finding.caused_by:
+            for root in roots_of(finding, index):
+                groups.setdefault(root, []).append(finding.id)
+    roots = sorted((RootCause(index[r], symptoms) for r, symptoms in groups.items()), key=lambda r: rank(r, index))
+    builder = PlanBuilder()
+    for root in roots:
+        _plan_root(root, builder)
+    worst = max((f.status for f in problems), key=lambda s: s.rank) if problems else None
+    verdict, word = VERDICTS.get(worst, HEALTHY)
+    return Diagnosis(verdict, _headline(word, roots), roots, builder.plan)
+
+
+def rank(root: RootCause, index: dict[str, Finding]):
+    """Most important first: the worst status in the group (a cause is as bad as what it breaks), confirmed by
+    evidence, severity, how much it explains, id."""
+    finding = root.finding
+    group = [finding] + [index[i] for i in root.symptoms if i in index]
+    worst = max(f.status.rank for f in group)
+    return (-worst, not finding.confirmed_by, -finding.severity.rank, -len(root.symptoms), finding.id)
+
+
+def _plan_root(root: RootCause, builder: PlanBuilder) -> None:
+    finding = root.finding
+    refused = []
+    for step in finding.fix:
+        item, why = builder.add(step, finding)
+        if item is None:
+            refused.append((step, why))
+        elif item.id not in root.plan:
+            root.plan.append(item.id)
+    for alt in finding.alternatives:
+        root.alternatives.append({"title": alt.title, "why_not_first": alt.why_not_first,
+                                  "workaround": alt.workaround, "steps": [_step_entry(s) for s in alt.steps]})
+    for step, why in refused:
+        root.alternatives.append({"title": step.summary(), "why_not_first": f"not planned: {why}",
+                                  "workaround": False, "steps": [_step_entry(step)]})
+    planned = {change_key(s) for s in finding.fix}
+    for alt in root.alternatives:
+        alt["steps"] = [s for s in alt["steps"] if s["key"] not in planned]
+        for entry in alt["steps"]:
+            entry.pop("key")
+
+
+def _step_entry(step) -> dict[str, Any]:
+    return {"id": step_id(step), "summary": step.summary(), "step": step.to_dict(), "key": change_key(step)}
+
+
+def _headline(word: str, roots: list[RootCause]) -> str:
+    if not roots:
+        return f"{word}: no problem found"
+    explained = sum(len(r.symptoms) for r in roots)
+    causes = f"{len(roots)} problem{'s' if len(roots) != 1 else ''} to fix"
+    also = f" (explaining {explained} other finding{'s' if explained != 1 else ''})" if explained else ""
+    return f"{word}: {causes}{also}."

@@ -1,0 +1,126 @@
+"""Stages and the pass that runs them: GPU work after the static checks, re-judged by the checks that need it.
+
+A Stage (kernels, bench, collectives) runs in child processes and returns one raw result, stored in the
+observations under its probe key, so a snapshot or report replays it. After a stage the engine re-runs exactly the
+checks whose `requires` name a fact the stage provides, and applies the stage's evidence (a static finding the GPU
+confirmed or refuted) as typed `confirmed_by` / `refuted_by` entries. No stage can take the run down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable, ClassVar, Optional, Sequence
+
+from rocm_doctor.engine.engine import Selection, run_one, sort_findings
+from rocm_doctor.engine.model import Finding, Status
+from rocm_doctor.engine.registry import Registry
+
+Progress = Optional[Callable[[str], None]]  # one line saying what a stage is doing now
+
+
+class Stage:
+    """One unit of GPU work. Subclasses set the metadata and implement `run` and `interpret`."""
+
+    name: ClassVar[str]
+    probe_key: ClassVar[str]  # where the raw result is kept in the observations
+    provides: ClassVar[tuple[str, ...]]  # the fact keys `interpret` sets
+
+    def skip_reason(self, facts) -> Optional[str]:
+        """Why this stage must not run on these facts (None: run it)."""
+        return None
+
+    def run(self, facts, progress: Progress = None) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def interpret(self, observations, facts) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def summary(self, result: dict[str, Any]) -> dict[str, Any]:
+        """What the report shows for the stage (report.stages[name])."""
+        return result
+
+    def evidence(self, facts) -> dict[str, dict[str, Any]]:
+        """{check id: {"confirmed" | "refuted": True, "kind", "detail", ...}}: what the stage showed about the
+        static findings."""
+        return {}
+
+
+@dataclass
+class StageRun:
+    findings: list[Finding]
+    stages: dict[str, Any]
+
+
+def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: list[Finding],
+               selection: Optional[Selection] = None, replay: bool = False, progress: Progress = None) -> StageRun:
+    """Run (or, on a replay, re-read) each stage, then re-judge the checks that need its facts."""
+    selection = selection or Selection()
+    shown: dict[str, Any] = {}
+    for stage in stages:
+        result = facts.observations.probes.get(stage.probe_key)
+        if not replay:
+            why = stage.skip_reason(facts)
+            if why:
+                shown[stage.name] = {"ran": False, "reason": why}
+                continue
+            result = _run_safely(stage, facts, progress)
+            facts.observations.add_probe(stage.probe_key, result)
+        elif not isinstance(result, dict):
+            continue
+        stage.interpret(facts.observations, facts)
+        findings = rerun(registry, facts, findings, stage.provides, selection)
+        findings = apply_evidence(findings, _evidence_safely(stage, facts))
+        shown[stage.name] = stage.summary(result)
+    return StageRun(sort_findings(findings), shown)
+
+
+def _run_safely(stage: Stage, facts, progress: Progress) -> dict[str, Any]:
+    try:
+        result = stage.run(facts, progress)
+        return result if isinstance(result, dict) else {"ran": False, "reason": f"the {stage.name} stage returned "
+                                                                                  f"{type(result).__name__}"}
+    except Exception as exc:  # the stage must never take the report down
+        return {"ran": False, "reason": f"the {stage.name} stage failed: {type(exc).__name__}: {exc}"}
+
+
+def _evidence_safely(stage: Stage, facts) -> dict[str, dict[str, Any]]:
+    try:
+        return stage.evidence(facts) or {}
+    except Exception:
+        return {}
+
+
+def rerun(registry: Registry, facts, findings: list[Finding], provided: Sequence[str],
+          selection: Selection) -> list[Finding]:
+    """Replace the findings of every selected check that requires one of `provided` by a fresh verdict."""
+    wanted = [c for c in registry.checks if set(c.requires) & set(provided) and _selected(c.id, selection)]
+    ids = {c.id for c in wanted}
+    kept = [f for f in findings if f.check not in ids]
+    for check in wanted:
+        kept.extend(run_one(check, facts))
+    return kept
+
+
+def _selected(check_id: str, selection: Selection) -> bool:
+    return (not selection.only or check_id in selection.only) and check_id not in selection.skip
+
+
+_DOWN = {Status.FAIL: Status.WARN, Status.WARN: Status.INFO, Status.ERROR: Status.WARN}
+
+
+def apply_evidence(findings: list[Finding], evidence: dict[str, dict[str, Any]]) -> list[Finding]:
+    """A static problem the GPU refuted drops one status level; one it confirmed becomes a fail. Both keep the
+    evidence as a typed entry, and the message is left as the check wrote it."""
+    out = []
+    for finding in findings:
+        seen = evidence.get(finding.check)
+        if seen and finding.is_problem:
+            entry = {k: v for k, v in seen.items() if k not in ("confirmed", "refuted")}
+            entry["status_before"] = finding.status.value
+            if seen.get("refuted") and finding.status in _DOWN:
+                finding = replace(finding, status=_DOWN[finding.status], refuted_by=finding.refuted_by + [entry])
+            elif seen.get("confirmed"):
+                finding = replace(finding, status=Status.FAIL, confirmed_by=finding.confirmed_by + [entry])
+        out.append(finding)
+    return out
+

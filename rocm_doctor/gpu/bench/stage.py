@@ -1,0 +1,53 @@
+"""The benchmark as a pipeline stage: its result is the `bench.results` fact (probe "bench"), judged by the
+checks that require it (checks/bench.py), the same on a live run and on a replayed snapshot."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from rocm_doctor.engine.engine import Selection, sort_findings
+from rocm_doctor.engine.pipeline import Stage, rerun
+from rocm_doctor.engine.registry import load_registry
+from rocm_doctor.facts.facts import Facts, target_python
+from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret import stage_results
+
+PROBE_KEY, FACT, NOT_RUN = stage_results.BENCH
+
+
+class BenchStage(Stage):
+    name = "bench"
+    probe_key = PROBE_KEY
+    provides = (FACT,)
+
+    def __init__(self, preset: str = "quick", device: str = "auto", device_index: int = 0, sections=()) -> None:
+        self.preset, self.device, self.device_index, self.sections = preset, device, device_index, tuple(sections)
+
+    def run(self, facts, progress=None) -> dict[str, Any]:
+        from rocm_doctor.gpu.bench import plan as plans
+        from rocm_doctor.gpu.bench.harness import run_bench
+        from rocm_doctor.gpu.bench.plan import TITLES
+
+        def on_record(record: dict[str, Any]) -> None:
+            if progress and record.get("bench") == "section_start":
+                progress(f"benchmark: {TITLES.get(record.get('section'), record.get('section'))}")
+
+        plan = plans.build(self.preset, self.sections)
+        return run_bench(target_python(facts), plan, device=self.device, device_index=self.device_index,
+                         on_record=on_record, preset=self.preset)
+
+    def interpret(self, observations, facts) -> None:
+        stage_results.interpret(observations, facts)
+
+    def summary(self, result: dict[str, Any]) -> dict[str, Any]:
+        from rocm_doctor.gpu.bench.analysis import analyze
+
+        return {"results": result, "analysis": analyze(result)}
+
+
+def findings(results: dict[str, Any], facts: Optional[Facts] = None) -> list:
+    """The bench checks' verdicts on `results` (on `facts` when given, else on facts holding only the results)."""
+    facts = facts if facts is not None else Facts(Observations())
+    facts.observations.add_probe(PROBE_KEY, results)
+    stage_results.interpret(facts.observations, facts)
+    return sort_findings(rerun(load_registry(include_plugins=False), facts, [], (FACT,), Selection()))

@@ -1,0 +1,94 @@
+"""The Diagnosis as reporters show it, built from the report's JSON form so that the terminal, Markdown and a
+replayed report all say the same: each root cause with its evidence, "Do this" steps as commands for the user's
+OS and shell, the alternatives with the reason they come second, and the symptoms it explains."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import shells
+
+APPLY_TEXT = {S.AUTO: "`rocm-doctor fix` applies it", S.FLAG: "`rocm-doctor fix --allow-install` runs it",
+              S.PRINT: "run it yourself"}
+
+
+@dataclass
+class StepView:
+    id: str
+    summary: str
+    commands: list[str] = field(default_factory=list)  # each printed whole on its own line
+    how: str = ""  # who applies it
+    why: str = ""
+
+
+@dataclass
+class AlternativeView:
+    title: str
+    why_not_first: str
+    workaround: bool
+    steps: list[StepView] = field(default_factory=list)
+
+
+@dataclass
+class RootView:
+    number: int
+    finding: dict[str, Any]
+    steps: list[StepView] = field(default_factory=list)
+    alternatives: list[AlternativeView] = field(default_factory=list)
+    symptoms: list[dict[str, Any]] = field(default_factory=list)
+    confirmed: list[str] = field(default_factory=list)
+    refuted: list[str] = field(default_factory=list)
+
+
+def build(report: dict[str, Any]) -> list[RootView]:
+    """The root causes of a report dict (Report.to_dict() or a replayed report), most important first."""
+    diagnosis = report.get("diagnosis") or {}
+    findings = {f.get("id"): f for f in report.get("findings") or [] if isinstance(f, dict)}
+    plan = {item.get("id"): item for item in diagnosis.get("plan") or [] if isinstance(item, dict)}
+    target = report.get("target") or {}
+    os_name = (report.get("platform") or {}).get("os") or "linux"
+    shell = target.get("shell") or ("powershell" if os_name == "windows" else "bash")
+    views = []
+    for number, root in enumerate(diagnosis.get("root_causes") or [], 1):
+        finding = findings.get(root.get("finding")) or root
+        view = RootView(number, finding)
+        view.steps = [v for i in root.get("plan") or [] if (v := _step_view(plan.get(i, {}).get("step"), i, shell))]
+        for alt in root.get("alternatives") or []:
+            steps = [v for s in alt.get("steps") or [] if (v := _step_view(s.get("step"), s.get("id"), shell))]
+            view.alternatives.append(AlternativeView(str(alt.get("title") or ""), str(alt.get("why_not_first") or ""),
+                                                     bool(alt.get("workaround")), steps))
+        view.symptoms = [findings[i] for i in root.get("symptoms") or [] if i in findings]
+        view.confirmed = [_evidence(e) for e in finding.get("confirmed_by") or []]
+        view.refuted = [_evidence(e) for e in finding.get("refuted_by") or []]
+        views.append(view)
+    return views
+
+
+def _step_view(raw: Any, step_id: Any, shell: str):
+    try:
+        step = S.step_from_dict(raw)
+    except S.StepError:
+        return None
+    return StepView(str(step_id or ""), step.summary(), commands(step, shell), APPLY_TEXT.get(step.mode, ""),
+                    step.note)
+
+
+def commands(step: S.Step, shell: str) -> list[str]:
+    """What the user types for a step, in their shell: the session command for a variable, the full command line
+    for an install or a sudo step; advice has none."""
+    if isinstance(step, S._EnvStep):
+        return shells.session_lines(step, shell)
+    return shells.print_lines(step, shell)
+
+
+def _evidence(entry: dict[str, Any]) -> str:
+    kind = str(entry.get("kind") or "evidence").replace("-", " ")
+    return f"{kind}: {entry.get('detail') or entry.get('finding') or ''}".strip()
+
+
+def symptom_ids(report: dict[str, Any]) -> set[str]:
+    """Every finding the diagnosis folded under a root cause (shown there, not again as problems)."""
+    roots = (report.get("diagnosis") or {}).get("root_causes") or []
+    return {i for root in roots for i in root.get("symptoms") or []} | {root.get("finding") for root in roots}
