@@ -17,7 +17,8 @@ class HsaOverrideGfxVersion(Check):
     title = "HSA_OVERRIDE_GFX_VERSION is right for each GPU"
     explains = (Explains("torch-cuda-unavailable", when_failing), Explains("torch-probe-crashed", when_failing),
                 Explains("gpu-kernel*", when_failing), Explains("hsa-override-kernels-fail", when_failing),
-                Explains("sdpa-math-fallback", when_failing), Explains("bench-*", when_failing))
+                Explains("sdpa-math-fallback", when_failing), Explains("bench-*", when_failing),
+                Explains("gfx-not-in-torch-arch-list", when_failing))
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)

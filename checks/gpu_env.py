@@ -5,6 +5,8 @@ Pure functions of facts.env (and the miopen.dirs probe record for the folders).
 
 from __future__ import annotations
 
+from rocm_doctor.checks.visibility import set_in_rc_file
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.parsers.alloc_conf import parse_alloc_conf
 
@@ -48,12 +50,6 @@ def logging_switch(variable: str, value: str) -> bool:
         return text.lower() not in _FALSY  # an unparsable value: the library may still read it as on
 
 
-def _unset(facts, variable: str) -> str:
-    if facts.os == "windows":
-        return f'Remove it: `Remove-Item Env:{variable}` (this session) and `[Environment]::SetEnvironmentVariable("{variable}", $null, "User")`.'
-    return f"Remove it: `unset {variable}`, and delete the line that sets it from your shell profile or job script."
-
-
 class GpuLibraryLogging(Check):
     id = "gpu-library-logging-enabled"
     title = "GPU library logging and debug switches are off"
@@ -71,8 +67,8 @@ class GpuLibraryLogging(Check):
                 f"{variable}={value} {what}: {library} work gets slower and the output noisy.",
                 subject=variable,
                 evidence=[f"{variable}={value!r}"],
-                remediation=[_unset(facts, variable),
-                             "Set it only for one diagnostic run (e.g. `VAR=value python script.py`)."],
+                remediation=["Set it only for one diagnostic run, on the command line of that run."],
+                fix=S.unset_where_set(variable, set_in_rc_file(facts, variable)),
                 data={"variable": variable, "value": value, "library": library},
             ))
         return findings or self.ok("no GPU library logging or debug switch is on")
@@ -151,10 +147,10 @@ class AllocConfInvalid(Check):
                     subject=variable,
                     evidence=evidence,
                     remediation=[
-                        f"Fix the value: comma-separated key:value pairs, e.g. {variable}=expandable_segments:True,"
-                        "max_split_size_mb:128 (booleans are exactly True or False).",
-                        _unset(facts, variable),
-                    ],
+                        f"To keep a configuration instead, fix the value: comma-separated key:value pairs, e.g. "
+                        f"{variable}=expandable_segments:True,max_split_size_mb:128 (booleans are exactly True or "
+                        "False)."],
+                    fix=S.unset_where_set(variable, set_in_rc_file(facts, variable)),
                     data={"errors": [list(e) for e in parsed["errors"]], "settings": _plain(parsed["settings"])},
                 ))
             elif parsed["unknown"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
@@ -26,31 +27,32 @@ class GpuVisibilityEnv(Check):
             value = env[name]
             entries, bad = parse_visible(value)
             numbers = [index(e) for e in entries]
-            shell_unset = self._unset_advice(facts, name)
+            unset = S.unset_where_set(name, set_in_rc_file(facts, name))
+            where = ["Also remove it wherever else it is set (a service unit, a container definition, a job script)."]
             if not entries:
                 findings.append(self.fail(
                     f"{name} is set but empty: it hides every GPU from the runtime.",
-                    subject=name, evidence=[f"{name}={value!r}"], remediation=[shell_unset]))
+                    subject=name, evidence=[f"{name}={value!r}"], remediation=where, fix=unset))
             elif bad:
                 findings.append(self.fail(
                     f"{name}={value!r} has malformed entries {', '.join(map(repr, bad))}: the runtime ignores "
                     "everything from the first bad entry on, which can hide every GPU.",
-                    subject=name, evidence=[f"{name}={value!r}"],
-                    remediation=[f"Use comma-separated device indices such as 0 or 0,1 (or UUIDs); or: {shell_unset}"]))
+                    subject=name, evidence=[f"{name}={value!r}"], fix=unset,
+                    remediation=["To keep a selection instead, use comma-separated device indices such as 0 or 0,1 "
+                                 "(or UUIDs)."] + where))
             elif numbers[0] is not None and numbers[0] < 0:
-                findings.append(self.fail(f"{name}={value} hides every GPU (-1 means none).",
-                                          subject=name, evidence=[f"{name}={value!r}"], remediation=[shell_unset]))
+                findings.append(self.fail(f"{name}={value} hides every GPU (-1 means none).", fix=unset,
+                                          subject=name, evidence=[f"{name}={value!r}"], remediation=where))
             elif gpus and all(n is not None and n >= len(gpus) for n in numbers):
                 findings.append(self.fail(
                     f"{name}={value} names only device indices that do not exist ({len(gpus)} GPU(s) on PCI).",
-                    subject=name, evidence=[f"{name}={value!r}", f"PCI GPUs: {len(gpus)}"],
-                    remediation=[f"Set {name} to indices from 0 to {len(gpus) - 1}, or: {shell_unset}"]))
+                    subject=name, evidence=[f"{name}={value!r}", f"PCI GPUs: {len(gpus)}"], fix=unset,
+                    remediation=[f"To keep a selection instead, use indices from 0 to {len(gpus) - 1}."] + where))
             else:
                 findings.append(self.info(f"{name}={value} limits which GPUs torch sees.", subject=name))
         return findings or self.ok("no GPU visibility variable is set")
 
-    @staticmethod
-    def _unset_advice(facts, name: str) -> str:
-        if facts.os == "windows":
-            return f"Remove it: PowerShell `Remove-Item Env:{name}` (this shell) and from System > Environment Variables."
-        return f"Remove it: `unset {name}` (and from ~/.bashrc or wherever it is set)."
+
+def set_in_rc_file(facts, name: str) -> bool:
+    """Whether a shell rc file the probe read sets `name` (then unsetting it in the shell alone does not last)."""
+    return any(hit.get("variable") == name for hit in facts.get("shell.rc_lines") or [])

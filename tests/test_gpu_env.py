@@ -60,8 +60,11 @@ def test_logging_switches(env, warned):
 def test_logging_remediation_matches_the_shell():
     [linux] = run_one(gpu_env.GpuLibraryLogging, facts_of({"AMD_LOG_LEVEL": "4"}))
     [windows] = run_one(gpu_env.GpuLibraryLogging, facts_of({"AMD_LOG_LEVEL": "4"}, os_name="windows"))
-    assert "unset AMD_LOG_LEVEL" in linux.remediation[0]
-    assert "Remove-Item Env:AMD_LOG_LEVEL" in windows.remediation[0]
+    from rocm_doctor.report.diagnosis_view import commands
+
+    assert [s.summary() for s in linux.fix] == ["unset AMD_LOG_LEVEL (process)"] == [s.summary() for s in windows.fix]
+    assert commands(linux.fix[0], "bash") == ["unset AMD_LOG_LEVEL"]
+    assert "Remove-Item" in commands(windows.fix[0], "powershell")[0]
 
 
 # -- allocator config ------------------------------------------------------------------------------------------

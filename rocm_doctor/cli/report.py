@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError
-from rocm_doctor.cli.options import command_timeout_option, python_option, torch_timeout_option
+from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, python_option, stage_options,
+                                     torch_timeout_option)
 
 
 @click.command("report")
@@ -20,9 +21,11 @@ from rocm_doctor.cli.options import command_timeout_option, python_option, torch
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Build the report from a snapshot or report file.")
 @click.option("--online", is_flag=True, help="Include the package-index connectivity check (network).")
+@stage_options
 @torch_timeout_option
 @command_timeout_option
-def command(output, fmt, no_redact, show_redactions, python, from_file, online, torch_timeout, command_timeout):
+def command(output, fmt, no_redact, show_redactions, python, from_file, online, torch_timeout, command_timeout,
+            no_gpu=False, bench=False, collectives=False):
     """Write a support bundle for a GitHub issue: Markdown to paste, JSON to attach (replayable with check --from)."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.facts.snapshot import SnapshotError
@@ -34,7 +37,8 @@ def command(output, fmt, no_redact, show_redactions, python, from_file, online, 
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
     fmt = fmt or ("json" if output is not None and output.suffix.lower() == ".json" else "markdown")
     options = Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout,
-                      command_timeout_s=command_timeout, online=online)
+                      command_timeout_s=command_timeout, online=online,
+                      stages=chosen_stages(no_gpu, bench, collectives))
     try:
         report, facts = diagnose(options)
     except (SnapshotError, TargetError) as exc:

@@ -440,3 +440,9 @@ def alternatives_from_raw(raw: Any) -> list:
     return [Alternative(title=str(item.get("title") or ""), steps=steps_from_raw(item.get("steps")),
                         why_not_first=str(item.get("why_not_first") or ""), workaround=bool(item.get("workaround")))
             for item in (raw if isinstance(raw, list) else []) if isinstance(item, dict)]
+
+
+def unset_where_set(name: str, in_rc_file: bool) -> list:
+    """Unsetting a variable: in the running shell (printed), and in the user's persistent environment when a shell
+    rc file sets it (a managed `unset` line / the HKCU value), so a new shell does not bring it back."""
+    return [unset_env(name, scope="process")] + ([unset_env(name, scope="user")] if in_rc_file else [])
