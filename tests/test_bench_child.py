@@ -91,7 +91,7 @@ def test_bench_command_json_shape():
                                    "--python", sys.executable, "--json"])
     assert out.exit_code in (0, 1), out.output
     data = json.loads(out.output)
-    assert data["schema_version"] == 1 and data["kind"] == "bench"
+    assert data["schema_version"] == 2 and data["kind"] == "bench"
     assert set(data) >= {"results", "analysis", "findings", "elapsed_s"}
     assert data["results"]["sections"]["launch"]["state"] == "ok"
     assert all(f["check"].startswith("bench-") for f in data["findings"])

@@ -61,7 +61,9 @@ def test_fail_on_warn_changes_the_exit_code(doctor, fake_bin):
 
 
 def test_checks_and_explain(doctor):
-    listing = json.loads(doctor("checks", "--json").stdout)
+    document = json.loads(doctor("checks", "--json").stdout)
+    assert document["kind"] == "checks" and document["schema_version"] == 2
+    listing = document["checks"]
     ids = {row["id"] for row in listing}
     assert "gpu-visibility-env" in ids
     proc = doctor("explain", "gpu-visibility-env")
@@ -70,7 +72,7 @@ def test_checks_and_explain(doctor):
 
 def test_explain_igpu_enumerated_first_covers_every_platform(doctor):
     """One id for the iGPU-first problem on Linux, WSL and Windows; its doc gives both platforms' remedies."""
-    platforms = {row["id"]: row["platforms"] for row in json.loads(doctor("checks", "--json").stdout)}
+    platforms = {row["id"]: row["platforms"] for row in json.loads(doctor("checks", "--json").stdout)["checks"]}
     assert platforms["igpu-enumerated-first"] == ["linux", "wsl", "windows"] and "igpu-before-dgpu" not in platforms
     proc = doctor("explain", "igpu-enumerated-first")
     assert proc.returncode == 0 and "How to fix" in proc.stdout

@@ -49,6 +49,7 @@ def test_torch_import_segfaults(doctor, fake_python):
     assert "SIGSEGV" in crash["message"] and "import torch" in crash["message"]
     assert proc.returncode == 1
     assert found["torch-not-installed"]["status"] == "skip"
+    assert json.loads(proc.stdout)["diagnosis"]["root_causes"][0]["finding"] == "torch-probe-crashed"
 
 
 def test_torch_cuda_is_available_hangs(doctor, fake_python):
@@ -73,6 +74,9 @@ def test_torch_cuda_is_available_hangs(doctor, fake_python):
     assert hung["status"] == "fail"
     assert "no answer within 3 s" in hung["message"] and "torch.cuda.is_available()" in hung["message"]
     assert found["torch-not-installed"]["status"] == "ok"
+    (root, *_) = json.loads(proc.stdout)["diagnosis"]["root_causes"]
+    assert root["finding"] == "torch-probe-crashed"
+    assert all(found[s]["caused_by"] == ["torch-probe-crashed"] for s in root["symptoms"])
 
 
 def test_a_plugin_check_that_raises_and_one_that_cannot_load(doctor, isolated_env, tmp_path):

@@ -84,3 +84,74 @@ def test_the_human_report_leads_with_the_cause_and_nests_its_symptoms(doctor):
     assert "HSA_OVERRIDE_GFX_VERSION=11.0.0" in text[first:text.index("\n", first)]
     assert text.index("This also explains:", first) < text.index("\n\n", first)
     assert "export HSA_OVERRIDE_GFX_VERSION=10.3.0" in text[first:text.index("\n\n", first)]
+
+
+def finding(fid, status="fail"):
+    from rocm_doctor.engine.model import Status
+
+    return Finding(id=fid, check=fid.split(":")[0], status=Status(status), title=fid, message=fid)
+
+
+@pytest.mark.parametrize("cause,symptoms", [
+    ("gpu-visibility-env:HIP_VISIBLE_DEVICES", ["torch-cuda-unavailable", "gpu-kernel-crash", "bench-matmul-low"]),
+    ("alloc-conf-invalid:PYTORCH_HIP_ALLOC_CONF", ["gpu-kernel-crash", "gpu-kernels-failed", "bench-section-failed"]),
+    ("hsa-override-gfx-version:0", ["gpu-kernel-hang", "hsa-override-kernels-fail", "torch-probe-crashed"]),
+    ("gfx-not-in-torch-arch-list:0", ["rocblas-library-coverage:0-rocblas", "gpu-kernels-failed"]),
+    ("torch-build-mismatch", ["torch-cuda-unavailable", "gfx-not-in-torch-arch-list:0", "gpu-kernels-failed"]),
+    ("torch-probe-crashed", ["torch-cuda-unavailable"]),
+    ("rocm-device-access", ["torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernels-failed"]),
+    ("rocm-kernel-driver", ["rocm-device-access", "torch-cuda-unavailable"]),
+    ("wsl-rocm-support", ["torch-cuda-unavailable", "rocm-device-access"]),
+    ("windows-gpu-not-enumerated", ["torch-cuda-unavailable"]),
+    ("amd-display-driver-missing", ["windows-gpu-not-enumerated", "torch-cuda-unavailable"]),
+    ("dll-shadowing", ["hip-runtime-loaded-twice", "torch-cuda-unavailable"]),
+    ("gpu-kernel-crash", ["sdpa-math-fallback", "bench-sdpa-math-only"]),
+])
+def test_each_declared_relation_puts_the_cause_first(cause, symptoms):
+    findings = [finding(s) for s in symptoms] + [finding(cause)]
+    relations.link(findings, load_registry(include_plugins=False).checks)
+    found = diagnosis.build(findings)
+    assert [r.finding.id for r in found.root_causes] == [cause]
+    assert sorted(found.root_causes[0].symptoms) == sorted(symptoms)
+
+
+def test_a_warning_of_the_override_check_explains_nothing():
+    findings = [finding("hsa-override-gfx-version:0", "warn"), finding("gpu-kernel-crash")]
+    relations.link(findings, load_registry(include_plugins=False).checks)
+    assert len(diagnosis.build(findings).root_causes) == 2
+
+
+def test_a_cycle_of_explanations_keeps_one_root():
+    findings = [finding("rocm-kernel-driver"), finding("rocm-device-access"), finding("wsl-rocm-support")]
+    relations.link(findings, load_registry(include_plugins=False).checks)
+    roots = diagnosis.build(findings).root_causes
+    assert len(roots) == 1 and len(roots[0].symptoms) == 2
+
+
+def test_a_schema_1_report_still_replays_into_a_diagnosis(doctor, tmp_path):
+    """Reports written before the diagnosis existed: no `diagnosis`, no relation fields on the findings."""
+    new = tmp_path / "new.json"
+    doctor("report", "--from", str(SNAPSHOTS / "linux-rx6600xt-gfx1032-cpu-torch.json"), "-o", str(new))
+    old = json.loads(new.read_text(encoding="utf-8"))
+    old["schema_version"] = 1
+    old.pop("diagnosis")
+    for item in old["findings"]:
+        for key in ("alternatives", "caused_by", "explains", "confirmed_by", "refuted_by"):
+            item.pop(key)
+    (tmp_path / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    result = doctor("check", "--from", str(tmp_path / "old.json"), "--json")
+    assert result.returncode == 1, result.stderr
+    assert json.loads(result.stdout)["diagnosis"]["root_causes"][0]["finding"] == "torch-build-mismatch"
+
+
+def test_every_json_output_has_the_same_envelope(doctor, tmp_path):
+    outputs = {
+        "diagnosis": doctor("check", "--from", str(SNAPSHOTS / "windows-no-device.json"), "--json"),
+        "fix-plan": doctor("fix", "--dry-run", "--json", "--from", str(SNAPSHOTS / "windows-hsa-override.json")),
+        "checks": doctor("checks", "--json"),
+        "kernels": doctor("kernels", "--device", "cpu", "--only", "norm", "--json"),
+    }
+    for kind, result in outputs.items():
+        document = json.loads(result.stdout)
+        assert (document["kind"], document["schema_version"]) == (kind, 2), kind
+        assert document["tool"]["name"] == "rocm-doctor" and document["generated_at"]

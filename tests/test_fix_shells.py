@@ -84,3 +84,12 @@ def test_registry_lines_keep_the_type_and_never_use_setx():
     cmd = shells.registry_lines("cmd", "user", "Path", r"%USERPROFILE%\bin;C:\x", True)
     assert cmd == [r'reg add "HKCU\Environment" /v Path /t REG_EXPAND_SZ /d "%USERPROFILE%\bin;C:\x" /f']
     assert not any("setx" in line for line in ps + cmd)
+
+
+def test_a_home_relative_path_stays_home_relative_when_quoted():
+    """Redacted reports show the home folder as ~: the pasted command must still find the interpreter."""
+    from rocm_doctor.engine.shells import command_line
+
+    assert command_line("bash", ["~/venv/bin/python", "-m", "pip"]) == "~/venv/bin/python -m pip"
+    assert command_line("zsh", ["~/my venv/python"]) == "~/'my venv/python'"
+    assert command_line("powershell", ["~/venv/python"]) == "& '~/venv/python'"

@@ -9,7 +9,6 @@ from typing import Any, Optional
 
 import click
 
-from rocm_doctor import __version__
 from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
 from rocm_doctor.cli.options import python_option
 from rocm_doctor.gpu.bench.plan import PRESETS, SECTION_ORDER, TITLES
@@ -64,15 +63,10 @@ def run_with_progress(python: str, preset: str, device: str, device_index: int, 
 
 
 def bench_json(results: dict[str, Any], analysis: dict[str, Any], findings: list) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "tool": {"name": "rocm-doctor", "version": __version__},
-        "kind": "bench",
-        "elapsed_s": results.get("elapsed_s"),
-        "results": results,
-        "analysis": analysis,
-        "findings": [f.to_dict() for f in findings],
-    }
+    from rocm_doctor.report.envelope import envelope
+
+    return envelope("bench", elapsed_s=results.get("elapsed_s"), results=results, analysis=analysis,
+                    findings=[f.to_dict() for f in findings])
 
 
 def nothing_ran(results: dict[str, Any]) -> Optional[str]:

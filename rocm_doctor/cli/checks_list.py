@@ -26,7 +26,9 @@ def command(as_json):
     if as_json:
         import json
 
-        click.echo(json.dumps(rows, indent=2))
+        from rocm_doctor.report.envelope import envelope
+
+        click.echo(json.dumps(envelope("checks", checks=rows), indent=2))
         return
     # Plain aligned columns: a rich Table takes longer to lay out 80 rows than the rest of the command.
     widths = {key: max(len(key), *(len(row[key]) for row in rows)) for key in ("id", "area", "severity")}

@@ -210,6 +210,7 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
 
     if as_json:
         out = render.plan_json(previews, ctx, target, dry_run=False)
+        out["kind"] = "fix-apply"
         out.update({"run": journal.run_id, "journal": str(journal.folder), "error": outcome.error,
                     "results": [{"number": r.preview.item.number, "outcome": r.outcome, "message": r.message}
                                 for r in outcome.results]})
@@ -245,7 +246,9 @@ def _history(root, as_json):
 
     summaries = [summarise(j) for j in runs(root)]
     if as_json:
-        click.echo(json.dumps({"runs": [s.to_dict() for s in summaries]}, indent=2))
+        from rocm_doctor.report.envelope import envelope
+
+        click.echo(json.dumps(envelope("fix-history", runs=[s.to_dict() for s in summaries]), indent=2))
     else:
         _echo_lines(render.history_lines(summaries))
     raise SystemExit(EXIT_OK)
@@ -266,8 +269,10 @@ def _undo(root, run_id, yes, as_json):
         raise SystemExit(EXIT_PROBLEMS)
     result = undo_run(journal, default_registry())
     if as_json:
-        click.echo(json.dumps({"run": result.run_id, "already_undone": result.already_undone, "error": result.error,
-                               "items": [vars(i) for i in result.items]}, indent=2))
+        from rocm_doctor.report.envelope import envelope
+
+        click.echo(json.dumps(envelope("fix-undo", run=result.run_id, already_undone=result.already_undone,
+                                       error=result.error, items=[vars(i) for i in result.items]), indent=2))
     elif result.already_undone:
         click.echo(f"Run {result.run_id} was already undone; nothing changed.")
     else:

@@ -58,7 +58,9 @@ def command(as_json, only, python, device, output, case_timeout, no_profile, no_
     )
     stage = confirm(facts, options)
     findings = [f for f in judge([], facts, stage)]
-    document = {"stage": stage, "findings": [f.to_dict() for f in findings]}
+    from rocm_doctor.report.envelope import envelope
+
+    document = envelope("kernels", stage=stage, findings=[f.to_dict() for f in findings])
     if output is not None:
         try:
             output.write_text(json.dumps(document, indent=2, default=str), encoding="utf-8")

@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 
-from rocm_doctor import __version__
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -26,9 +25,10 @@ def bench_collectives(python: str, preset: str, device: str, as_json: bool = Fal
     observations.env = dict(os.environ)
     findings = judge(results, Facts(observations), ids=None)
     if as_json:
-        click.echo(json.dumps({"schema_version": 1, "tool": {"name": "rocm-doctor", "version": __version__},
-                               "kind": "bench-collectives", "python": python, "results": results,
-                               "findings": [f.to_dict() for f in findings]}, indent=1, default=str))
+        from rocm_doctor.report.envelope import envelope
+
+        click.echo(json.dumps(envelope("bench-collectives", python=python, results=results,
+                                       findings=[f.to_dict() for f in findings]), indent=1, default=str))
     else:
         click.echo("\n".join(render_lines(results, findings, verbose)))
     if not results.get("ran"):

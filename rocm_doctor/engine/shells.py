@@ -51,6 +51,8 @@ def quote(shell: str, text: str) -> str:
         return "'" + text.replace("'", "''") + "'"
     if shell == "cmd":
         return '"' + text.replace('"', '""') + '"' if any(c in text for c in ' &|<>^()"%!,;=') or not text else text
+    if shell in ("bash", "zsh", "fish", "sh") and text.startswith("~/") and len(text) > 2:
+        return "~/" + quote(shell, text[2:])  # a quoted ~ is not the home folder: a redacted path must still run
     if shell == "fish":
         return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
     return shlex.quote(text)

@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from rocm_doctor.fix.changes import ALREADY, APPLY, NEEDS_FLAG, Context, FileWrite, Preview, RegistryWrite
 from rocm_doctor.engine.remedy import AFTER_NEW_SHELL, AFTER_REBOOT, AFTER_RELOGIN
+from rocm_doctor.report.envelope import envelope
 
 PLAN_FORMAT = 1
 AFTER_TEXT = {AFTER_NEW_SHELL: "takes effect in a new shell/terminal", AFTER_RELOGIN: "takes effect after you log out and in",
@@ -69,16 +70,16 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
 
 
 def plan_json(previews: list[Preview], ctx: Context, target: str, dry_run: bool) -> dict[str, Any]:
-    return {
-        "format": PLAN_FORMAT,
-        "kind": "rocm-doctor-fix-plan",
-        "dry_run": dry_run,
-        "target": target,
-        "os": ctx.os,
-        "shell": ctx.shell,
-        "persistent_environment": "HKCU\\Environment" if ctx.windows else str(ctx.rc_path()),
-        "steps": [p.to_dict(ctx) for p in previews],
-    }
+    return envelope(
+        "fix-plan",
+        format=PLAN_FORMAT,
+        dry_run=dry_run,
+        target=target,
+        os=ctx.os,
+        shell=ctx.shell,
+        persistent_environment="HKCU\\Environment" if ctx.windows else str(ctx.rc_path()),
+        steps=[p.to_dict(ctx) for p in previews],
+    )
 
 
 def history_lines(summaries: list) -> list[str]:

@@ -9,8 +9,8 @@ from typing import Any, Optional
 from rocm_doctor import __version__
 from rocm_doctor.engine.diagnosis import Diagnosis, build
 from rocm_doctor.engine.model import Finding, Status
+from rocm_doctor.report.envelope import SCHEMA_VERSION
 
-SCHEMA_VERSION = 2  # 2: the diagnosis (root causes, plan) and the relations on each finding
 
 
 @dataclass
@@ -43,6 +43,7 @@ class Report:
         return {
             "schema_version": SCHEMA_VERSION,
             "tool": {"name": "rocm-doctor", "version": __version__},
+            "kind": "diagnosis",
             "generated_at": self.generated_at,
             "source": self.source,
             "target": self.target,

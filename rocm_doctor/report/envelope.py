@@ -1,0 +1,17 @@
+"""The one JSON envelope every command's `--json` prints: which tool and version wrote it, when, what kind of
+result it is, and the schema version, so a script reading any of them checks the same three fields first."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from rocm_doctor import __version__
+
+SCHEMA_VERSION = 2  # 2: the diagnosis (root causes, plan) and the relations on each finding; kinds for every command
+
+
+def envelope(kind: str, **body: Any) -> dict[str, Any]:
+    """{schema_version, tool, kind, generated_at, **body}."""
+    return {"schema_version": SCHEMA_VERSION, "tool": {"name": "rocm-doctor", "version": __version__}, "kind": kind,
+            "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **body}
