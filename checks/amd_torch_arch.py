@@ -62,7 +62,7 @@ def override_runs_covered(gpu: dict, env: dict, archs: list[str]) -> bool:
 
 def _why_second(step, workaround: bool, gfx: str, first_removes_cause: bool) -> str:
     if workaround:
-        return (f"a workaround: torch still has no {gfx} code and runs its family's instead, which works for most "
+        return (f"torch still has no {gfx} code and runs its family's instead, which works for most "
                 "operators; the first path gives torch real code for it" if first_removes_cause else "")
     if isinstance(step, S.Advice):
         return "takes hours and a ROCm build toolchain"

@@ -155,3 +155,15 @@ def test_every_json_output_has_the_same_envelope(doctor, tmp_path):
         document = json.loads(result.stdout)
         assert (document["kind"], document["schema_version"]) == (kind, 2), kind
         assert document["tool"]["name"] == "rocm-doctor" and document["generated_at"]
+
+
+def test_fix_takes_an_alternative_by_its_step_id(doctor):
+    snapshot = str(SNAPSHOTS / "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json")
+    plan = json.loads(doctor("fix", "--dry-run", "--json", "--from", snapshot).stdout)
+    (root,) = json.loads(doctor("check", "--from", snapshot, "--json").stdout)["diagnosis"]["root_causes"]
+    workaround = next(a for a in root["alternatives"] if a["workaround"])["steps"][0]["id"]
+    assert workaround not in [s["id"] for s in plan["steps"]]
+    chosen = json.loads(doctor("fix", "--dry-run", "--json", "--from", snapshot, "--only", workaround).stdout)
+    assert [(s["id"], s["step"]["value"]) for s in chosen["steps"]] == [(workaround, "10.3.0")]
+    text = doctor("fix", "--dry-run", "--from", snapshot).stdout
+    assert "Not planned" in text and workaround in text

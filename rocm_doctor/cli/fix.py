@@ -76,7 +76,7 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     unknown = [i for i in only if i not in _known_ids(report)]
     if unknown:
         raise DoctorUsageError(f"--only {', '.join(unknown)}: no step, finding or check with that id in this run")
-    plan = plan.only(only) if only else plan
+    plan = report.diagnosis.select(only) if only else plan
     ctx = _context(report, facts, from_file, shell, allow_install)
     target = report.target.get("python", "the target interpreter")
     if not plan:
@@ -91,6 +91,8 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             click.echo(json.dumps(render.plan_json(previews, ctx, target, dry_run=True), indent=2))
         else:
             _echo_lines(render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose))
+            if not only:
+                _echo_lines(render.alternative_lines(report.diagnosis))
             click.echo("Dry run: nothing was changed. Run `rocm-doctor fix` to apply the steps marked 'will apply'.")
         raise SystemExit(EXIT_OK)
 
@@ -106,7 +108,7 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
 
 def _known_ids(report) -> set:
     return ({f.id for f in report.findings} | {f.check for f in report.findings}
-            | set(report.diagnosis.plan.ids()))
+            | report.diagnosis.step_ids())
 
 
 def _diagnose(python, from_file, torch_timeout, stages):

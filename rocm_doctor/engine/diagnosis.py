@@ -7,10 +7,11 @@ advice shown and the plan applied cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from rocm_doctor.engine.model import Finding, Status
-from rocm_doctor.engine.plan import Plan, PlanBuilder, change_key, step_id
+from rocm_doctor.engine.plan import Plan, PlanBuilder, PlanItem, change_key, step_id
+from rocm_doctor.engine.remedy import step_from_dict
 from rocm_doctor.engine.relations import roots_of
 
 VERDICTS = {
@@ -43,6 +44,22 @@ class Diagnosis:
 
     def root(self, finding_id: str) -> Optional[RootCause]:
         return next((r for r in self.root_causes if r.finding.id == finding_id), None)
+
+    def step_ids(self) -> set[str]:
+        """Ids of every step: planned, and the alternatives' (which `fix --only ID` can choose instead)."""
+        return set(self.plan.ids()) | {s["id"] for r in self.root_causes for a in r.alternatives for s in a["steps"]}
+
+    def select(self, wanted: Sequence[str]) -> Plan:
+        """The plan items named by step, finding or check id, plus any alternative step named by its id."""
+        chosen = self.plan.only(wanted)
+        for root in self.root_causes:
+            for alt in root.alternatives:
+                for entry in alt["steps"]:
+                    if entry["id"] in wanted and entry["id"] not in chosen.ids():
+                        chosen.items.append(PlanItem(len(chosen.items) + 1, entry["id"], step_from_dict(entry["step"]),
+                                                     [root.finding.id], [root.finding.check], alt["title"],
+                                                     root.finding.message))
+        return chosen
 
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "headline": self.headline,

@@ -41,7 +41,7 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
     lines = [f"Fix plan for {target} ({len(previews)} step{'s' if len(previews) != 1 else ''}; shell: {ctx.shell}; "
              f"your persistent environment: {where})", ""]
     for item in previews:
-        lines.append(f"{item.item.number:>2}. {item.step.summary()}  [{label(item, dry_run)}]")
+        lines.append(f"{item.item.number:>2}. {item.step.summary()}  [{label(item, dry_run)}]  ({item.item.id})")
         lines.append(f"    fixes: {', '.join(item.item.findings)}" + (f" — {item.item.message}" if item.item.message else ""))
         if item.step.note:
             lines.append(f"    why: {item.step.note}")
@@ -89,4 +89,18 @@ def history_lines(summaries: list) -> list[str]:
     for s in reversed(summaries):
         lines.append(f"{s.run_id}  {s.status:<11} {s.applied} change(s)  {', '.join(s.findings)}")
         lines.extend(f"    {c}" for c in s.changes)
+    return lines
+
+
+def alternative_lines(diagnosis) -> list[str]:
+    """The paths the plan did not take, with their step ids: `fix --only ID` takes one instead."""
+    lines = []
+    for root in diagnosis.root_causes:
+        for alt in root.alternatives:
+            ids = ", ".join(s["id"] for s in alt["steps"])
+            label = "workaround" if alt["workaround"] else "alternative"
+            lines.append(f"  - {alt['title']} ({label}" + (f"; {alt['why_not_first']}" if alt["why_not_first"] else "")
+                         + ")" + (f": {ids}" if ids else ""))
+    if lines:
+        lines = ["Not planned (`rocm-doctor fix --only STEP_ID` takes one instead):"] + lines + [""]
     return lines

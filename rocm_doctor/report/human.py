@@ -130,7 +130,9 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
 
 
 def _render_step(console: Console, bullet: str, step) -> None:
-    console.print(Text(f"      {bullet} {step.summary}" + (f" ({step.how})" if step.how else ""), style="cyan"))
+    line = Text(f"      {bullet} {step.summary}" + (f" ({step.how})" if step.how else ""), style="cyan")
+    line.append(f"  [{step.id}]", style="dim")
+    console.print(line)
     for command in step.commands:
         # printed whole on its own line: a wrapped command breaks when pasted
         console.print(Text(f"          {command}"), soft_wrap=True, overflow="ignore", crop=False)
