@@ -152,3 +152,23 @@ def test_confirm_on_a_fake_amd_gpu_runs_logs_and_ab(fake_amd_python):
     # jiterator ok on the GPU: a static hiprtc-headers-missing finding would be refuted
     assert "hiprtc-headers-missing" in stage["analysis"]["refuted"]
     json.dumps(stage)  # the stage goes into the JSON report as is
+
+
+def test_the_ab_takes_the_real_gfx_not_the_one_an_override_makes_torch_report():
+    """Under HSA_OVERRIDE_GFX_VERSION=11.0.0 torch reports gfx1100 for a gfx1032 card: the A/B must still try the
+    value recommended for gfx1032 (10.3.0)."""
+    from rocm_doctor.facts.facts import Facts
+    from rocm_doctor.facts.observations import Observations
+    from rocm_doctor.gpu.kernels import ab
+    from rocm_doctor.gpu.kernels.stage import gpu_gfx
+    from rocm_doctor.interpret import gpu_targets
+
+    env = {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}
+    facts = Facts(Observations(env=env))
+    facts.set("gpu.inventory", [{"index": 0, "node": 1, "gfx": "gfx1100", "igpu": False, "name": "RX 6650 XT",
+                                 "sources": {"kfd": "gfx1032", "rocminfo": "gfx1100"}}])
+    gpu_targets.interpret(facts.observations, facts)
+    suite = {"hello": {"devices": [{"arch": "gfx1100"}]}}
+    assert gpu_gfx(facts, suite) == "gfx1032"
+    values = [v["value"] for v in ab.variants(env, ab.recommended_override(gpu_gfx(facts, suite)))]
+    assert values == ["11.0.0", None, "10.3.0"]
