@@ -85,10 +85,21 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
     findings = relations.link(staged.findings, registry.checks, facts)
     report = Report(
         findings=findings,
-        diagnosis=diagnosis.build(findings),
+        diagnosis=diagnosis.build(findings, no_gpu=no_gpu_seen(facts)),
         stages=staged.stages,
         target={**observations.target, "shell": detect_shell(facts.env, facts.os)},
         platform={k: observations.platform.get(k) for k in ("os", "system", "release", "machine")},
         source=str(options.from_file) if options.from_file else "live",
     )
     return report, facts
+
+
+def no_gpu_seen(facts: Facts) -> Optional[str]:
+    """What shows that this machine has no GPU for torch: an empty PCI display list, no AMD GPU from any tool and
+    torch seeing none. None where that cannot be told (WSL shows no PCI GPUs; a source was not collected)."""
+    if facts.os == "wsl" or facts.get("gpu.pci") != [] or facts.get("gpu.inventory") not in ([], None):
+        return None
+    if facts.get("torch.available") is True:
+        return None
+    return ("no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and torch sees none; the checks below judge "
+            "the setup only.")

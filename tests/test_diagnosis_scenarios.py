@@ -167,3 +167,24 @@ def test_fix_takes_an_alternative_by_its_step_id(doctor):
     assert [(s["id"], s["step"]["value"]) for s in chosen["steps"]] == [(workaround, "10.3.0")]
     text = doctor("fix", "--dry-run", "--from", snapshot).stdout
     assert "Not planned" in text and workaround in text
+
+
+def test_a_machine_without_any_gpu_is_not_called_healthy():
+    from rocm_doctor.diagnose import no_gpu_seen
+    from rocm_doctor.facts.facts import Facts
+    from rocm_doctor.facts.observations import Observations
+
+    def facts_of(os_name="linux", **values):
+        facts = Facts(Observations())
+        facts.set("platform.os", os_name)
+        for key, value in values.items():
+            facts.set(key.replace("_", "."), value)
+        return facts
+
+    bare = facts_of(**{"gpu_pci": [], "gpu_inventory": [], "torch_available": False})
+    assert "no AMD or NVIDIA GPU" in no_gpu_seen(bare)
+    assert diagnosis.build([], no_gpu=no_gpu_seen(bare)).verdict == "no-gpu"
+    assert no_gpu_seen(facts_of("wsl", **{"gpu_pci": [], "gpu_inventory": []})) is None  # WSL hides the PCI GPUs
+    assert no_gpu_seen(facts_of(**{"gpu_pci": [{"vendor": "nvidia"}], "gpu_inventory": []})) is None
+    assert no_gpu_seen(facts_of(**{"gpu_inventory": []})) is None  # no PCI reading: cannot tell
+    assert diagnosis.build([]).verdict == "healthy"

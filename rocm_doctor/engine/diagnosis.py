@@ -20,6 +20,7 @@ VERDICTS = {
     Status.WARN: ("works-with-problems", "Works, with problems"),
 }
 HEALTHY = ("healthy", "Healthy")
+NO_GPU = ("no-gpu", "No GPU found")
 
 
 @dataclass
@@ -67,8 +68,9 @@ class Diagnosis:
                 "plan": [item.to_dict() for item in self.plan.items]}
 
 
-def build(findings: list[Finding]) -> Diagnosis:
-    """The Diagnosis of linked findings: root causes ranked, symptoms grouped, one conflict-free plan."""
+def build(findings: list[Finding], no_gpu: Optional[str] = None) -> Diagnosis:
+    """The Diagnosis of linked findings: root causes ranked, symptoms grouped, one conflict-free plan. `no_gpu`
+    says what showed that the machine has no GPU at all: then "healthy" would mislead, so the verdict says that."""
     index = {f.id: f for f in findings}
     problems = [f for f in findings if f.is_problem]
     groups: dict[str, list[str]] = {}
@@ -84,8 +86,9 @@ def build(findings: list[Finding]) -> Diagnosis:
     for root in roots:
         _plan_root(root, builder)
     worst = max((f.status for f in problems), key=lambda s: s.rank) if problems else None
-    verdict, word = VERDICTS.get(worst, HEALTHY)
-    return Diagnosis(verdict, _headline(word, roots), roots, builder.plan)
+    verdict, word = VERDICTS.get(worst, NO_GPU if no_gpu else HEALTHY)
+    headline = f"{word}: {no_gpu}" if verdict == NO_GPU[0] else _headline(word, roots)
+    return Diagnosis(verdict, headline, roots, builder.plan)
 
 
 def rank(root: RootCause, index: dict[str, Finding]):
