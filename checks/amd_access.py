@@ -67,9 +67,10 @@ class RocmDeviceAccess(Check):
             return self.fail(
                 f"{paths}: owned by nobody:nogroup here — a rootless container (user namespace) maps the host's "
                 "render group away, so no group inside can open it, not even root.", evidence=evidence,
-                remediation=["Run the container rootful (`sudo podman run ...` / docker) and pass the host's render "
-                             "group by number: --device=/dev/kfd --device=/dev/dri --group-add <GID of render on the "
-                             "host, from `getent group render`> (`--group-add render` by name did not work).",
+                remediation=["Run the container rootful (podman as root, or docker) and pass the host's render "
+                             "group by number: --device=/dev/kfd --device=/dev/dri --group-add GID, where GID is the "
+                             "render group's number on the host (getent group render prints it); the group name "
+                             "alone did not work.",
                              "With rootless podman: --group-add keep-groups (crun) keeps your host groups."])
         held = [name for name in ("render", "video") if (groups.get(name) or {}).get("in_process")]
         listed = [name for name in ("render", "video") if (groups.get(name) or {}).get("listed")]
@@ -77,17 +78,22 @@ class RocmDeviceAccess(Check):
             return self.fail(
                 f"{paths}: permission denied. You were added to {'/'.join(listed)}, but this session started "
                 "before that: group changes apply to new logins only.", evidence=evidence,
-                remediation=["Log out and back in (or reboot); `newgrp render` works for one shell.",
-                             "Check with `id`: render (and video) must be listed."])
+                remediation=["Afterwards the id command must list render (and video)."],
+                fix=[S.advice("Log out and back in (or reboot): group changes apply to new logins")],
+                alternatives=[S.alternative(
+                    "start one shell with the render group", S.run_command(
+                        ["newgrp", "render"], description="a shell with the render group (this shell only)"),
+                    workaround=True, why_not_first="only that one shell gets the group; other programs still lack it")])
         if held:
             return self.fail(
                 f"{paths}: permission denied although this session holds {'/'.join(held)}: the device nodes' group "
                 "or mode is not the usual one (a udev rule, or a container that maps groups).",
-                evidence=evidence, remediation=["`ls -l /dev/kfd /dev/dri/renderD*` should show group render, "
-                                                "mode crw-rw----; a udev rule (/etc/udev/rules.d/) may change it."])
+                evidence=evidence, remediation=["The device nodes are normally group render with mode crw-rw---- "
+                                                "(the evidence shows theirs); a udev rule in /etc/udev/rules.d/ may "
+                                                "change that."])
         finding = self.fail(f"{paths}: permission denied: this user is not in the render/video groups that own the "
                             "GPU device nodes.", evidence=evidence,
-                            remediation=["sudo usermod -aG render,video $USER, then log out and back in."])
+                            remediation=["The new groups apply after you log out and back in."])
         return self.with_fix(finding, S.add_to_group(("render", "video")))
 
 
@@ -111,16 +117,20 @@ class RocmKernelDriver(Check):
             evidence.append(f"/sys/module/amdgpu: {'present' if module.get('loaded') else 'absent'}"
                             + (f", DKMS version {module['version']}" if module.get("version") else ""))
         if status.get("state") == "kfd-no-memory":
+            version = module.get("version")
             return self.fail(
                 "/dev/kfd exists but opening it fails with 'Cannot allocate memory': the loaded kernel driver's "
                 "KFD does not support this GPU — the amdgpu DKMS module was not built for the running kernel (the "
                 "inbox driver loaded instead), or the kernel is too old for this ROCm.", evidence=evidence,
-                remediation=["`dkms status` and `uname -r`: the amdgpu module must be installed for the running "
-                             "kernel; rebuild it: sudo dkms remove amdgpu/<version> --all && sudo dkms install "
-                             "amdgpu/<version>, then reboot.",
-                             "If it is built for this kernel, the kernel is too old for the driver: install a newer "
-                             "one (Ubuntu 20.04: linux-generic-hwe-20.04), reboot, reinstall ROCm.",
-                             "`sudo dmesg | grep -i kfd` shows e.g. 'DID 7340 is missing in supported_devices'."])
+                remediation=[f"The loaded amdgpu is the DKMS build {version}, so the kernel is the likely cause: "
+                             "install a newer one (Ubuntu 20.04: linux-generic-hwe-20.04), reboot, reinstall ROCm."
+                             if version else "If dkms status already lists amdgpu as installed for the running "
+                             "kernel (uname -r names it), the kernel is too old for the driver: install a newer one.",
+                             "The kernel log (dmesg) names the reason, e.g. 'DID 7340 is missing in supported_devices'."],
+                fix=[] if version else [S.run_command(
+                    ["sudo", "dkms", "autoinstall"], needs_admin=True, then=S.AFTER_REBOOT,
+                    description="build the DKMS modules (amdgpu) for the running kernel, then reboot",
+                    note="the kernel's own driver has no KFD support for this GPU")])
         runtime_ok = status.get("state") == "ok" or status.get("rock_loaded")
         not_loaded = status.get("state") == "rock-not-loaded" or (module.get("loaded") is False and not runtime_ok)
         if not_loaded:
@@ -131,10 +141,16 @@ class RocmKernelDriver(Check):
                 "ROCm program sees the GPU." + (f" The kernel command line disables it: {' '.join(blocked)}." if blocked
                                                  else ""),
                 evidence=evidence + ([f"/proc/cmdline: {cmdline.get('raw')}"] if blocked else []),
-                remediation=(["Remove " + " ".join(blocked) + " from the kernel command line (GRUB), then reboot."]
-                             if blocked else []) + [
-                    "sudo modprobe amdgpu; `sudo dmesg | grep -i amdgpu` says why it fails.",
-                    "Install the driver for your kernel: sudo amdgpu-install --usecase=rocm (amdgpu-dkms), reboot."])
+                remediation=["Remove " + " ".join(blocked) + " from the kernel command line (/etc/default/grub), "
+                             "regenerate the GRUB configuration, then reboot."] if blocked else [
+                    "If loading it fails, the kernel log (dmesg) says why."],
+                fix=[] if blocked else [S.run_command(["sudo", "modprobe", "amdgpu"], needs_admin=True,
+                                                      description="load the amdgpu kernel driver")],
+                alternatives=[] if blocked else [S.alternative(
+                    "install the driver for this kernel (amdgpu-dkms) with ROCm's installer",
+                    S.run_command(["sudo", "amdgpu-install", "--usecase=rocm"], needs_admin=True, then=S.AFTER_REBOOT,
+                                  description="install amdgpu-dkms and ROCm, then reboot"),
+                    why_not_first="needed only when no amdgpu module for the running kernel is installed")])
         if module.get("loaded") or runtime_ok:
             return self.ok("amdgpu is loaded" + (f" (DKMS {module['version']})" if module.get("version") else
                                                  " (the kernel's own driver)"), evidence=evidence)

@@ -46,5 +46,5 @@ class TorchArchListMatchesTable(Check):
             "is stale. rocm-doctor judges GPU support by torch's own list.",
             evidence=[f"torch.cuda.get_arch_list(): {', '.join(measured)}",
                       f"data/torch_wheels.json {index}: {', '.join(recorded)}"],
-            remediation=["If the table is stale, `rocm-doctor data update` fetches newer support data."],
+            remediation=["If the table is stale, rocm-doctor data update fetches newer support data."],
         )

@@ -1,17 +1,15 @@
 """Shared reading of the AMD facts for the amd_* checks (no checks here): the GPUs with their hardware gfx, the
-override in effect per GPU, torch's arch list, the ROCm version, and env-var remediation in the user's shell."""
+override in effect per GPU, torch's arch list, the ROCm version, and remedies several checks share."""
 
 from __future__ import annotations
 
 import re
 
 from rocm_doctor.engine import remedy as S
-from rocm_doctor.engine import shells
 from rocm_doctor.knowledge import wheels
 from rocm_doctor.interpret.gpu_targets import (OVERRIDE, effective_gfx, integrated, override_for,  # noqa: F401 (shared)
                                              override_variables, real_gfx)
 
-RC_FILES = {"bash": "~/.bashrc", "zsh": "~/.zshrc", "fish": "~/.config/fish/config.fish", "sh": "~/.profile"}
 _TORCH_INDEX = re.compile(r"\+rocm(\d+\.\d+(?:\.\d+)?)")
 
 
@@ -70,31 +68,32 @@ def rocm_version(facts) -> tuple[str | None, str]:
 
 
 
-# ---- remediation in the user's shell ------------------------------------------------------------------------------
+# ---- shared remedies ----------------------------------------------------------------------------------------------
+
+_GRUBBY = {"fedora", "rhel", "centos"}  # with ID_LIKE this covers Rocky, Alma, Oracle Linux
+_UPDATE_GRUB = {"debian", "ubuntu"}
 
 
-def shell(facts) -> str:
-    return shells.detect_shell(facts.env, facts.os)
-
-
-def set_lines(facts, name: str, value: str) -> list[str]:
-    """`export NAME=value` (this shell) and the line for the rc file, in the user's shell."""
-    sh = shell(facts)
-    step = S.set_env(name, value)
-    line = shells.rc_code(step, sh)
-    return [f"In this shell: `{line}`", f"To keep it, add the same line to {RC_FILES.get(sh, '~/.profile')}."]
-
-
-def unset_lines(facts, name: str, rc_hits: list[dict] | None = None) -> list[str]:
-    sh = shell(facts)
-    lines = [f"In this shell: `{shells.rc_code(S.unset_env(name), sh)}`"]
-    hits = [h for h in rc_hits or [] if h.get("variable") == name]
-    if hits:
-        lines += [f"Delete line {h['line_no']} of {h['file']}: `{h['line']}`, then open a new terminal." for h in hits]
-    else:
-        lines.append(f"Remove the line that sets it from {RC_FILES.get(sh, '~/.profile')} (or ~/.profile, "
-                     "/etc/environment, a service or container definition), then open a new terminal.")
-    return lines
+def kernel_parameter_steps(facts, params: str, note: str) -> tuple[list, list]:
+    """(steps, alternatives) that add kernel parameters for the next boot: grubby on Fedora/RHEL, else
+    /etc/default/grub and update-grub (Debian, Ubuntu); grubby is the alternative when the distribution is unknown."""
+    release = facts.get("platform.os_release") or {}
+    family = {release.get("ID", "")} | set(str(release.get("ID_LIKE", "")).split())
+    grubby = [S.run_command(["sudo", "grubby", "--update-kernel=ALL", f"--args={params}"],
+                            description=f"add {params} to the kernel command line of every installed kernel, then "
+                            "reboot", needs_admin=True, then=S.AFTER_REBOOT, note=note)]
+    grub = [S.run_command(["sudo", "sed", "-i", f's/^GRUB_CMDLINE_LINUX_DEFAULT="/&{params} /', "/etc/default/grub"],
+                          description=f"add {params} to the kernel command line (/etc/default/grub)",
+                          needs_admin=True, note=note),
+            S.run_command(["sudo", "update-grub"], description="regenerate the GRUB configuration, then reboot",
+                          needs_admin=True, then=S.AFTER_REBOOT, note="the kernel parameters apply after a reboot")]
+    if family & _GRUBBY:
+        return grubby, []
+    if family & _UPDATE_GRUB:
+        return grub, []
+    return grub, [S.alternative("Fedora, RHEL and their relatives: add them with grubby", *grubby,
+                                why_not_first="the distribution is unknown here; /etc/default/grub and update-grub "
+                                "are Debian's and Ubuntu's way")]
 
 
 def rc_evidence(facts, name: str) -> list[str]:

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import posixpath
 
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.knowledge import versions
 
-from rocm_doctor.checks.amd_common import gpus, set_lines, unset_lines
+from rocm_doctor.checks.amd_common import gpus
+from rocm_doctor.checks.visibility import set_in_rc_file
 
 HIP_LIB = "libamdhip64.so"
+LD_ADVICE = ["Let torch use the libamdhip64 it ships: keep ROCm's lib folder out of LD_LIBRARY_PATH for this "
+             "environment (or install the torch wheel built for your ROCm release); where a loader configuration "
+             "(/etc/ld.so.conf.d) puts it first, remove it there.",
+             "Afterwards rocm-doctor check lists the libamdhip64 torch loads."]
 
 
 def loaded_runtimes(facts) -> list[str]:
@@ -48,14 +54,18 @@ class HipRuntimeMismatch(Check):
     def _platform(self, facts, amd):
         value = facts.env.get("HIP_PLATFORM")
         config = (facts.get("hip.config") or {}).get("platform")
-        if not amd or (value in (None, "", "amd") and config in (None, "amd", "hcc")):
+        # HIP_PLATFORM=amd decides for hipconfig and hipcc whatever else they detect
+        if not amd or value == "amd" or (value in (None, "") and config in (None, "amd", "hcc")):
             return None
+        wrong = value not in (None, "")
         return self.fail(
             f"HIP is set up for NVIDIA on a machine with an AMD GPU (HIP_PLATFORM={value or 'unset'}, hipconfig "
             f"platform {config or 'unknown'}): hipcc builds CUDA code and HIP programs find no AMD device.",
             subject="platform", evidence=[f"HIP_PLATFORM={value}", f"hipconfig --full: HIP_PLATFORM {config}"],
-            remediation=unset_lines(facts, "HIP_PLATFORM", facts.get("shell.rc_lines")) if value not in (None, "", "amd")
-            else set_lines(facts, "HIP_PLATFORM", "amd"))
+            remediation=["Also remove it wherever else it is set (a job script, a container definition)."] if wrong
+            else ["Without HIP_PLATFORM, hipconfig guesses the platform from the compilers it finds."],
+            fix=S.unset_where_set("HIP_PLATFORM", set_in_rc_file(facts, "HIP_PLATFORM")) if wrong
+            else [S.set_env("HIP_PLATFORM", "amd", note="make hipconfig and hipcc target the AMD GPU")])
 
     def _hcc(self, facts):
         config = facts.get("hip.config") or {}
@@ -66,8 +76,11 @@ class HipRuntimeMismatch(Check):
             "(e.g. only hip-base, without the clang compiler and the ROCclr runtime).",
             subject="hcc", evidence=[f"HIP_PLATFORM {config.get('platform')}, HIP_COMPILER {config.get('compiler')}, "
                                      f"HIP_RUNTIME {config.get('runtime')}", *(config.get("problems") or [])[:4]],
-            remediation=["Install the full HIP runtime and compiler: `sudo amdgpu-install --usecase=rocm` or the "
-                         "packages rocm-hip-runtime and rocm-hip-sdk (hip-base alone is not a HIP install)."])
+            remediation=["Or install the packages rocm-hip-runtime and rocm-hip-sdk with the distribution's package "
+                         "manager: hip-base alone is not a HIP install."],
+            fix=[S.run_command(["sudo", "amdgpu-install", "--usecase=rocm"],
+                               description="install the full ROCm stack, HIP runtime and compiler included",
+                               needs_admin=True, note="hip-base alone is not a HIP install")])
 
     def _versions(self, facts, torch_hip, system, runtimes):
         torch_dir = posixpath.dirname(facts.get("torch.file") or "")
@@ -79,12 +92,14 @@ class HipRuntimeMismatch(Check):
         if len(runtimes) > 1:
             return self.fail(f"torch's process loaded {len(runtimes)} HIP runtimes at once ({', '.join(runtimes)}): "
                              "two copies of HIP state crash or corrupt memory (free(): invalid pointer).",
-                             subject="runtime", evidence=evidence, remediation=self._ld_advice(facts))
+                             subject="runtime", evidence=evidence, remediation=LD_ADVICE,
+                             fix=_ld_steps(facts, foreign))
         mismatch = system and release(system) != release(torch_hip)
         if foreign and mismatch:
             return self.fail(f"torch (built for HIP {release(torch_hip)}) runs on the system's HIP {release(system)} "
                              f"({foreign[0]}), not its own: expect missing symbols, crashes or wrong results.",
-                             subject="runtime", evidence=evidence, remediation=self._ld_advice(facts))
+                             subject="runtime", evidence=evidence, remediation=LD_ADVICE,
+                             fix=_ld_steps(facts, foreign))
         if mismatch:
             return self.info(f"the system has HIP {release(system)}, torch brings its own HIP {release(torch_hip)}: "
                              "fine for torch itself; HIP/C++ extensions built with this hipcc against this torch may "
@@ -92,8 +107,14 @@ class HipRuntimeMismatch(Check):
         return self.ok(f"torch's HIP {release(torch_hip)} matches the runtime it uses", subject="runtime",
                        evidence=evidence)
 
-    @staticmethod
-    def _ld_advice(facts):
-        return ["Let torch use the libamdhip64 it ships: remove ROCm's lib folder from LD_LIBRARY_PATH for this "
-                "environment (or install the torch wheel built for your ROCm release).",
-                "Check with: python -c \"import torch; torch.zeros(1).cuda()\" and `grep amdhip64 /proc/<pid>/maps`."]
+
+def _ld_steps(facts, foreign: list[str]) -> list:
+    """Drop the LD_LIBRARY_PATH entries that hold a foreign libamdhip64, in this shell and where an rc file sets it."""
+    folders = {posixpath.dirname(p) for p in foreign}
+    listed = (facts.get("rocm.paths") or {}).get("LD_LIBRARY_PATH") or []
+    real = {e.get("entry"): e.get("realpath") for e in listed if isinstance(e, dict)}
+    entries = [e for e in (facts.env.get("LD_LIBRARY_PATH") or "").split(":")
+               if e and {e.rstrip("/"), (real.get(e) or "").rstrip("/")} & folders]
+    scopes = ["process"] + (["user"] if set_in_rc_file(facts, "LD_LIBRARY_PATH") else [])
+    return [S.path_remove(e, "LD_LIBRARY_PATH", scope=scope, note="let torch load the HIP runtime it ships")
+            for e in dict.fromkeys(entries) for scope in scopes]

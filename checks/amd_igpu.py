@@ -7,9 +7,8 @@ from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import overrides
 from rocm_doctor.parsers.visible_devices import entries, visible_order
-from rocm_doctor.windows import remedy
 
-from rocm_doctor.checks.amd_common import OVERRIDE, gpus, integrated, label, override_for, real_gfx, set_lines
+from rocm_doctor.checks.amd_common import OVERRIDE, gpus, integrated, label, override_for, real_gfx
 
 
 class IgpuEnumeratedFirst(Check):
@@ -52,16 +51,18 @@ class IgpuEnumeratedFirst(Check):
         if override and override[0] == OVERRIDE and not overrides.matches_family(override[1], real_gfx(first, env)):
             message += (f" {OVERRIDE}={override[1]} also applies to the iGPU, whose {real_gfx(first, env)} is not of "
                         "that family: hide the iGPU, or give the override per device (see hsa-override-gfx-version).")
-        remediation = set_lines(facts, "HIP_VISIBLE_DEVICES", wanted)
-        remediation.append(
-            "Or hide the iGPU from every ROCm program (rocminfo included): "
-            + (f"ROCR_VISIBLE_DEVICES={','.join(uuids)} (UUIDs from rocminfo stay right when the order changes)"
-               if uuids else f"ROCR_VISIBLE_DEVICES={wanted}"))
-        remediation += [f"Or pick the device in code: torch.device('cuda:{found.index(discrete[0])}')",
-                        "Or disable the iGPU in the BIOS if no display is connected to it."]
-        finding = self.warn(message, evidence=evidence, remediation=remediation,
-                            data={"igpu": real_gfx(first, env), "hip_visible_devices": wanted})
-        return self.with_fix(finding, S.set_env("HIP_VISIBLE_DEVICES", wanted, note="make the discrete GPU device 0"))
+        remediation = [f"Or pick the device in code: torch.device('cuda:{found.index(discrete[0])}')",
+                       "Or disable the iGPU in the BIOS if no display is connected to it."]
+        hide = S.alternative(
+            "hide the iGPU from every ROCm program, rocminfo included, with ROCR_VISIBLE_DEVICES",
+            S.set_env("ROCR_VISIBLE_DEVICES", ",".join(uuids) if len(uuids) == len(discrete) else wanted,
+                      note="only the discrete GPU(s) reach the ROCm runtime"),
+            why_not_first="it hides the iGPU from every ROCm program, not only from HIP ones like torch"
+                          + ("; UUIDs from rocminfo stay right when the order changes" if uuids else ""))
+        return self.warn(message, evidence=evidence, remediation=remediation,
+                         data={"igpu": real_gfx(first, env), "hip_visible_devices": wanted},
+                         fix=[S.set_env("HIP_VISIBLE_DEVICES", wanted, note="make the discrete GPU device 0")],
+                         alternatives=[hide])
 
     def _windows(self, facts):
         """hipInfo's order is HIP's order; remedies in PowerShell and cmd."""
@@ -86,10 +87,9 @@ class IgpuEnumeratedFirst(Check):
             "lands on the iGPU (slow, little memory) or fails if torch has no code for its gfx.",
             evidence=evidence,
             remediation=[
-                *remedy.set_in_shell("HIP_VISIBLE_DEVICES", str(target["index"])),
-                "To keep it: " + remedy.set_var("HIP_VISIBLE_DEVICES", str(target["index"]), "user")[0],
                 "Or select the device in code: torch.device('cuda:%d')" % target["index"],
                 "Or disable the iGPU in the BIOS / Device Manager if you do not use it for display.",
             ],
             data={"igpu": first.get("gfx"), "dgpu_index": target["index"]},
+            fix=[S.set_env("HIP_VISIBLE_DEVICES", str(target["index"]), note="make the discrete GPU device 0")],
         )

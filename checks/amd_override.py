@@ -9,7 +9,8 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import overrides, wheels
 
 from rocm_doctor.checks.amd_common import (OVERRIDE, arch_list, covered, gpus, integrated, label, override_for,
-                                           override_variables, rc_evidence, real_gfx, set_lines, unset_lines)
+                                           override_variables, rc_evidence, real_gfx)
+from rocm_doctor.checks.visibility import set_in_rc_file
 
 
 class HsaOverrideGfxVersion(Check):
@@ -47,12 +48,14 @@ class HsaOverrideGfxVersion(Check):
         fields, why = overrides.parse(value)
         if fields:
             return None
-        right = sorted({v for g in gpus(facts) if (v := overrides.recommended(real_gfx(g, facts.env) or ""))})
+        needed = sorted({v for g in gpus(facts) if not integrated(g) and (v := _needed(facts, g))})
         return self.fail(
             f"{name}={value!r} is malformed ({why}): ROCr ignores it or rejects it ('{name} {value} is invalid').",
             subject=name, evidence=[f"{name}={value!r}", *rc_evidence(facts, name)],
-            remediation=(set_lines(facts, name, right[0]) if len(right) == 1 else []) + unset_lines(
-                facts, name, facts.get("shell.rc_lines")))
+            remediation=[] if len(needed) == 1 else [
+                "Also remove it wherever else it is set (a service unit, a container, a job script)."],
+            fix=[S.set_env(name, needed[0], note="the override this GPU needs, well formed")] if len(needed) == 1
+            else _unset(facts, name))
 
     def _judge(self, facts, gpu, discrete_ok):
         variable, value = override_for(facts.env, gpu)
@@ -64,32 +67,34 @@ class HsaOverrideGfxVersion(Check):
         if archs:
             evidence.append(f"torch arch list ({where}): {', '.join(archs)}")
         right = overrides.recommended(gfx) if gfx else None
-        unset = unset_lines(facts, variable, facts.get("shell.rc_lines"))
         if not gfx:
             return self.info(f"{variable}={value} is set for {label(gpu)}, whose real gfx is unknown (no KFD or SMI "
                              "reading)", subject=subject, evidence=evidence)
         if target == gfx:
             return self.info(f"{variable}={value} names {label(gpu)}'s own {gfx}: it changes nothing", subject=subject,
-                             evidence=evidence, remediation=unset)
+                             evidence=evidence, fix=self._replace(facts, gpu, variable))
         if not overrides.matches_family(value, gfx):
             if integrated(gpu) and discrete_ok and variable == OVERRIDE:
                 return self._igpu(facts, gpu, gfx, value, evidence)
-            fix = [f"The right value for {gfx} is {right} (runs {overrides.target_of(right)} code):",
-                   *set_lines(facts, variable, right)] if right else [
-                       f"No override makes {gfx} run another family's code; unset it and install a torch built for "
-                       f"{gfx} (see gfx-not-in-torch-arch-list)."]
-            return self.with_fix(self.fail(
+            fix = self._replace(facts, gpu, variable)
+            if not right:
+                advice = f"No override makes {gfx} run another family's code; install a torch built for {gfx} (see " \
+                         "gfx-not-in-torch-arch-list)."
+            elif isinstance(fix[0], S.SetEnv):
+                advice = f"The right value for {gfx} is {right} (runs {overrides.target_of(right)} code)."
+            else:
+                advice = f"Without it the runtime loads {gfx} code; if torch has none, see gfx-not-in-torch-arch-list."
+            return self.fail(
                 f"{variable}={value} makes {label(gpu)} ({gfx}) run {target} code, another family's: expect crashes, "
                 "hangs, 'HIP error: invalid device function' or HSA_STATUS_ERROR_INVALID_ISA.",
-                subject=subject, evidence=evidence, remediation=fix + ([] if right else unset),
-                data={"value": value, "gfx": gfx, "right": right}, severity=Severity.CRITICAL),
-                S.set_env(variable, right) if right else S.unset_env(variable))
+                subject=subject, evidence=evidence, remediation=[advice], fix=fix,
+                data={"value": value, "gfx": gfx, "right": right}, severity=Severity.CRITICAL)
         if archs and covered(archs, gfx):
-            return self.with_fix(self.warn(
+            return self.warn(
                 f"{variable}={value} is not needed: torch has {label(gpu)}'s own {gfx} code, and forcing {target} can "
                 "hurt (libraries built for the real target lose their code objects: missing 'CO in the bundle', "
-                "crashes; ROCm#4380).", subject=subject, evidence=evidence, remediation=unset,
-                severity=Severity.MEDIUM), S.unset_env(variable))
+                "crashes; ROCm#4380).", subject=subject, evidence=evidence, fix=_unset(facts, variable),
+                severity=Severity.MEDIUM)
         if archs and not covered(archs, target):
             return self.warn(f"{variable}={value} makes {label(gpu)} load {target} code, but torch has none either "
                              "(see gfx-not-in-torch-arch-list)", subject=subject, evidence=evidence)
@@ -97,17 +102,21 @@ class HsaOverrideGfxVersion(Check):
                        subject=subject, evidence=evidence)
 
     def _igpu(self, facts, gpu, gfx, value, evidence):
-        node = gpu.get("node")
+        """Move the override to per-device variables (ROCm 6.2+) of the discrete GPUs it fits."""
+        nodes = [g["node"] for g in gpus(facts) if not integrated(g) and g.get("node") is not None
+                 and overrides.matches_family(value, real_gfx(g, facts.env) or "")]
+        per_device = [S.set_env(f"{OVERRIDE}_{node}", value, note=f"the override for KFD node {node} only")
+                      for node in nodes]
         return self.warn(
             f"{OVERRIDE}={value} is meant for the discrete GPU but also applies to the integrated {label(gpu)}, whose "
             f"{gfx} is not of that family: programs that touch the iGPU crash or hang.",
             subject=str(gpu.get("index")), evidence=evidence, severity=Severity.MEDIUM,
             remediation=[
-                "Hide the iGPU from ROCm (see igpu-enumerated-first for the exact value), e.g. ROCR_VISIBLE_DEVICES "
-                "listing only the discrete GPU(s).",
-                f"Or give the override per device (ROCm 6.2+): {OVERRIDE}_<KFD node>=... for the discrete GPU"
-                + (f" and unset {OVERRIDE} (this iGPU is node {node})" if node is not None else ""),
-            ])
+                "Per-device overrides need ROCm 6.2 or newer; before that, hide the iGPU from ROCm instead (see "
+                "igpu-enumerated-first)." if nodes else
+                "Hide the iGPU from ROCm (see igpu-enumerated-first), or give the override per device "
+                f"({OVERRIDE}_<KFD node>, ROCm 6.2+) for the discrete GPU only."],
+            fix=(per_device + _unset(facts, OVERRIDE)) if nodes else [])
 
     def _missing(self, facts, found):
         """No override set: warn where it is the only working path (no wheel builds the gfx natively)."""
@@ -121,11 +130,32 @@ class HsaOverrideGfxVersion(Check):
             if not value or not archs or covered(archs, gfx) or wheels.native_indexes(gfx) \
                     or not covered(archs, overrides.target_of(value)):
                 continue
-            findings.append(self.with_fix(self.warn(
+            findings.append(self.warn(
                 f"{label(gpu)} is {gfx}, which no download.pytorch.org wheel builds; {OVERRIDE}={value} (run "
                 f"{overrides.target_of(value)} code, same family) is the usual way to use it with this torch.",
-                subject=str(gpu.get("index")), remediation=set_lines(facts, OVERRIDE, value),
+                subject=str(gpu.get("index")), fix=[S.set_env(OVERRIDE, value)],
                 evidence=[f"{label(gpu)}: {gfx}", "torch arch list: " + ", ".join(archs)],
-                data={"reason": "override-missing"}),
-                S.set_env(OVERRIDE, value)))
+                data={"reason": "override-missing"}))
         return findings or None
+
+    @staticmethod
+    def _replace(facts, gpu, variable):
+        """Set the override the GPU needs (torch lacks its gfx but has the target's code), else unset it."""
+        value = _needed(facts, gpu)
+        return [S.set_env(variable, value, note="the override of this GPU's family")] if value else _unset(
+            facts, variable)
+
+
+def _needed(facts, gpu):
+    """The override a GPU needs with this torch: the recommended one when torch lacks the GPU's gfx and has the
+    code of the override's target."""
+    gfx = real_gfx(gpu, facts.env)
+    value = overrides.recommended(gfx) if gfx else None
+    archs, _ = arch_list(facts)
+    if facts.get("torch.flavour") != "rocm" or not value or not archs or covered(archs, gfx):
+        return None
+    return value if covered(archs, overrides.target_of(value)) else None
+
+
+def _unset(facts, variable):
+    return S.unset_where_set(variable, set_in_rc_file(facts, variable))

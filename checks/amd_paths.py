@@ -8,7 +8,7 @@ import re
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
 
-from rocm_doctor.checks.amd_common import RC_FILES, set_lines, shell
+from rocm_doctor.checks.visibility import set_in_rc_file
 
 _ROOT = re.compile(r"^(/opt/rocm(?:-[^/]+)?|/usr/lib64/rocm|/usr/lib/rocm)(?=/|$)")
 
@@ -17,12 +17,6 @@ def root_of(entry: dict) -> str | None:
     """The ROCm install an entry belongs to, by its resolved path (/opt/rocm → /opt/rocm-6.2.0)."""
     match = _ROOT.match(entry.get("realpath") or entry.get("entry") or "")
     return match.group(1) if match else None
-
-
-def path_line(facts, folder: str) -> str:
-    sh = shell(facts)
-    line = f"fish_add_path -a {folder}" if sh == "fish" else f'export PATH="$PATH:{folder}"'
-    return f"Add `{line}` to {RC_FILES.get(sh, '~/.profile')} and open a new terminal."
 
 
 class RocmPaths(Check):
@@ -46,23 +40,27 @@ class RocmPaths(Check):
             findings.append(self.info(
                 f"{active['path']}/bin is not on PATH: rocm-doctor found the tools there anyway, but your shell "
                 "does not run hipcc, rocminfo or amd-smi by name.", subject="bin", severity=Severity.LOW,
-                remediation=[path_line(facts, f"{active['path']}/bin")],
                 fix=[S.path_prepend(f"{active['path']}/bin", note="ROCm's tools by name")]))
         return findings or self.ok("ROCm " + ", ".join(f"{i['path']} ({i.get('version') or 'version unknown'})"
                                                        for i in installs))
 
     def _variables(self, facts, paths):
         findings = []
+        there = [i for i in paths["installs"] if i.get("exists")]
+        installed = min(there, key=lambda i: (not i.get("active"), i.get("path") != "/opt/rocm"), default=None)
         for variable in ("ROCM_PATH", "HIP_PATH"):
             value = (facts.env.get(variable) or "").rstrip("/")
             record = next((i for i in paths["installs"] if i.get("path") == value), None)
             if value and record is not None and not record.get("exists"):
+                unset = S.unset_where_set(variable, set_in_rc_file(facts, variable))
+                point = [S.set_env(variable, installed["path"], note="the ROCm install that is there")] \
+                    if installed else []
                 findings.append(self.fail(
                     f"{variable}={value} does not exist: builds and tools that read it (hipcc, CMake, "
                     "torch extensions) look for ROCm in the wrong place.", subject=variable,
-                    evidence=[f"{variable}={value}"],
-                    remediation=["Point it at the install you use (e.g. /opt/rocm) or unset it:",
-                                 *set_lines(facts, variable, "/opt/rocm")]))
+                    evidence=[f"{variable}={value}"], fix=point or unset,
+                    alternatives=[S.alternative(f"unset {variable}: tools then look in /opt/rocm", *unset,
+                                                why_not_first="a build that needs it set then stops")] if point else []))
         return findings
 
     def _missing_entries(self, paths):

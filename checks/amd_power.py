@@ -1,13 +1,12 @@
 """Linux, several AMD GPUs: GPU work hung while amdgpu runtime power management is on. A GPU that does not wake from
-its idle power state hangs the first kernel or copy on it (ROCm/ROCm#2418, fixed by `amdgpu.runpm=0`)."""
+its idle power state hangs the first kernel or copy on it (ROCm/ROCm#2418, fixed by amdgpu.runpm=0)."""
 
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import signatures
 
-from rocm_doctor.checks.amd_common import gpus, integrated
+from rocm_doctor.checks.amd_common import gpus, integrated, kernel_parameter_steps
 from rocm_doctor.checks.amd_signatures import texts
 
 PARAMS = "amdgpu.ppfeaturemask=0xffff3fff amdgpu.runpm=0x0"  # the fix confirmed in ROCm/ROCm#2418
@@ -61,20 +60,13 @@ class GpuHangPowerState(Check):
             return self.info("GPU work hung, but amdgpu.runpm=0 is already set: not the idle power state; see the "
                              "other findings (collective-hang, iommu-multi-gpu-hang-risk, gpu-kernel-hang)",
                              evidence=evidence)
-        finding = self.warn(
+        fix, alternatives = kernel_parameter_steps(facts, PARAMS, "keep idle GPUs from failing to wake (ROCm/ROCm#2418)")
+        return self.warn(
             f"GPU work hung on a machine with {len(found)} AMD GPUs and amdgpu runtime power management on (no "
             "amdgpu.runpm=0 on the kernel command line): a GPU that does not wake from its idle power state hangs "
             "the first kernel or copy on it (ROCm/ROCm#2418).",
             evidence=evidence,
-            remediation=[f"Add `{PARAMS}` to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run `sudo update-grub` "
-                         "(Fedora/RHEL: `sudo grub2-mkconfig -o /boot/grub2/grub.cfg`), reboot, and confirm with "
-                         "`cat /proc/cmdline`.",
-                         "If it still hangs: `sudo dmesg | grep -i amdgpu`, and see iommu-multi-gpu-hang-risk."],
-            data={"hangs": hangs, "amdgpu": amdgpu})
-        return self.with_fix(
-            finding,
-            S.run_command(["sudo", "sed", "-i", f's/^GRUB_CMDLINE_LINUX_DEFAULT="/&{PARAMS} /', "/etc/default/grub"],
-                          description=f"add {PARAMS} to the kernel command line (/etc/default/grub)",
-                          needs_admin=True, note="keep idle GPUs from failing to wake (ROCm/ROCm#2418)"),
-            S.run_command(["sudo", "update-grub"], description="regenerate the GRUB configuration, then reboot",
-                          needs_admin=True, then=S.AFTER_REBOOT, note="the kernel parameters apply after a reboot"))
+            remediation=["After the reboot, /proc/cmdline must list the new parameters.",
+                         "If it still hangs, look for amdgpu errors in the kernel log (dmesg), and see "
+                         "iommu-multi-gpu-hang-risk."],
+            data={"hangs": hangs, "amdgpu": amdgpu}, fix=fix, alternatives=alternatives)

@@ -49,7 +49,7 @@ class KnownErrorSignatures(Check):
                 check = check if facts.os == "windows" else NON_WINDOWS_CHECKS.get(check, check)
                 row = signatures.signature(match.id) or {}
                 message = f"{where}: '{match.line[:240]}' — {match.meaning}"
-                remediation = [f"See the {check} finding (`rocm-doctor explain {check}`)."]
+                remediation = [f"See the {check} finding; rocm-doctor explain {check} describes it."]
                 if row.get("harmless"):
                     findings.append(self.info(message + " (harmless).", subject=match.id, severity=Severity.LOW,
                                               evidence=[match.line], data={"check": check}))

@@ -14,14 +14,14 @@ from rocm_doctor.checks.amd_common import (arch_list, covered, effective_gfx, gp
                                            real_gfx)
 from rocm_doctor.checks.torch_install import flavour_name
 
-SOURCE_BUILD = ("Build torch for it: PYTORCH_ROCM_ARCH={gfx} python setup.py develop in a pytorch checkout "
+SOURCE_BUILD = ("Build torch for it from a pytorch checkout with PYTORCH_ROCM_ARCH set to {gfx} "
                 "(https://github.com/pytorch/pytorch#amd-rocm-support).")
 
 
 def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
     """(preferred steps, alternatives). A torch built for `gfx` removes the cause and comes first (a
-    download.pytorch.org index, else AMD's TheRock family or multi-arch index); an override to a compatible family
-    target (Linux/WSL) is a workaround with this torch; building from source is the last resort."""
+    download.pytorch.org index, else AMD's TheRock multi-arch index with the gfx's device extra); an override to a
+    compatible family target (Linux/WSL) is a workaround with this torch; building from source is the last resort."""
     python = target_python(facts, "python")
     base = load("torch_wheels.json")["index_base"]
     paths = []  # (title, step, workaround)
@@ -30,14 +30,9 @@ def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
         paths.append((f"install a torch built for {gfx} ({native[-1]} wheels)", S.pip_install(
             python, ["torch"], base + native[-1], extra_args=["--force-reinstall"],
             note=f"a torch build whose arch list has {gfx}"), False))
-    family = wheels.therock_family(gfx)
     multi = wheels.therock_multi_arch(gfx)
-    if family and (facts.os != "windows" or family.get("windows")):
-        paths.append((f"install AMD's TheRock torch for {family['family']}, which builds {gfx} natively", S.pip_install(
-            python, ["torch"], family["index"], extra_args=["--force-reinstall"],
-            note=f"TheRock {family['family']} wheels build {gfx}"), False))
-    elif multi:
-        paths.append((f"install AMD's TheRock multi-arch torch for {gfx}", S.pip_install(
+    if multi:
+        paths.append((f"install AMD's TheRock {multi['channel']} multi-arch torch for {gfx}", S.pip_install(
             python, [multi["torch"]], multi["index"], extra_args=["--force-reinstall"],
             note=f"TheRock multi-arch wheels build {gfx}"), False))
     value = overrides.recommended(gfx) if facts.os != "windows" else None

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.knowledge import support, versions
 from rocm_doctor.knowledge.store import load
 
 from rocm_doctor.checks.amd_common import gpus, label, real_gfx, rocm_version
 
-INSTALL = "amdgpu-install -y --usecase=wsl,rocm --no-dkms"
+INSTALL = ["sudo", "amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"]
+
+
+def install_step(note: str):
+    return S.run_command(INSTALL, description="install ROCm with its WSL runtime (usecases wsl and rocm)",
+                         needs_admin=True, note=note)
 
 
 def wsl_releases() -> list[str]:
@@ -37,23 +43,31 @@ class WslRocmSupport(Check):
         version, where = rocm_version(facts)
         evidence = list(status.get("evidence") or [])[:4] + ([f"ROCm {version} (from {where})"] if version else [])
         if dxg and not dxg.get("exists"):
+            distro = facts.env.get("WSL_DISTRO_NAME")
             return self.fail("/dev/dxg is missing: this is WSL 1 or a WSL kernel without GPU paravirtualisation, so no "
                              "GPU reaches Linux.", evidence=evidence + ["/dev/dxg: missing"],
-                             remediation=["In Windows: `wsl --update`, then `wsl --set-version <distro> 2`; install "
-                                          "the current AMD Adrenalin driver."])
+                             remediation=["Install the current AMD Adrenalin driver in Windows."] + (
+                                 [] if distro else ["Then convert this distribution to WSL 2."]),
+                             fix=[S.run_command(["wsl.exe", "--update"], needs_admin=True, then=S.AFTER_REBOOT,
+                                                description="update WSL and its kernel (from Windows or this shell)"),
+                                  *([S.run_command(["wsl.exe", "--set-version", distro, "2"], then=S.AFTER_REBOOT,
+                                                   description=f"convert {distro} to WSL 2 (restart it afterwards)")]
+                                    if distro else [])])
         if state in (None, "not-installed"):
             return self.fail("the ROCm WSL runtime is not installed (no rocminfo).", evidence=evidence,
-                             remediation=[f"sudo {INSTALL} (from the amdgpu-install package of a release with a WSL "
-                                          f"build: {', '.join(wsl_releases())})"]) if state else self.skip(
-                "rocminfo was not run")
+                             remediation=["amdgpu-install comes from the amdgpu-install package of a release with a "
+                                          f"WSL build: {', '.join(wsl_releases())}."],
+                             fix=[install_step("the WSL runtime reaches the GPU through /dev/dxg")]) if state else \
+                self.skip("rocminfo was not run")
         if state == "rock-not-loaded":
             return self.fail(
                 "rocminfo looks for the Linux kernel driver ('ROCk module is NOT loaded'): the WSL runtime is not the "
                 "one in use — ROCm without its WSL build (or from before WSL support), or the distro's "
                 "libhsa-runtime64 shadowing ROCm's.", evidence=evidence,
-                remediation=[f"Install ROCm's WSL usecase: sudo {INSTALL}",
-                             "Ubuntu 24.04: remove the distro's libhsa-runtime64-1 if installed (it shadows ROCm's).",
-                             "WSL ROCm needs Windows 11 (or a current WSL) and the matching Adrenalin driver."])
+                remediation=["Ubuntu 24.04: remove the distro's libhsa-runtime64-1 package if installed (it shadows "
+                             "ROCm's).",
+                             "WSL ROCm needs Windows 11 (or a current WSL) and the matching Adrenalin driver."],
+                fix=[install_step("the WSL build of the runtime does not look for the Linux kernel driver")])
         if state == "unsupported-gpu":
             return self.fail(
                 "ROCm on WSL rejects this GPU ('ROCR: unsupported GPU'): it is not on AMD's WSL support list "
@@ -67,14 +81,15 @@ class WslRocmSupport(Check):
         return self.skip(f"rocminfo state {state}: see external-tool-misbehaved")
 
     def _no_agent(self, facts, version, evidence):
-        causes, remediation = [], []
+        causes, remediation, fix = [], [], []
         row = support.wsl("gfx1100", version) if version else None  # any listed gfx: asks only about the release
         if row is not None and row.note == "this ROCm release has no WSL build":
             plain = ".".join(str(part) for part in versions.parse(version) if part is not None)
             causes.append(f"ROCm {plain} has no WSL build")
             later = [r for r in wsl_releases() if r.startswith(plain + ".")] or wsl_releases()[-1:]
-            remediation.append(f"Install a release with a WSL build ({', '.join(later)}, or go back to the previous "
-                               f"one) with its matching Adrenalin driver: sudo {INSTALL}")
+            fix += [S.advice(f"Install the amdgpu-install package of a release with a WSL build ({', '.join(later)}, "
+                             "or go back to the previous one), and its matching Adrenalin driver in Windows"),
+                    install_step(f"ROCm {plain} has no WSL build")]
         causes += ["the GPU is not on the WSL list (" + ", ".join(wsl_gpus()) + ")",
                    "the Adrenalin driver does not match the ROCm WSL release"]
         remediation += ["Check the card against AMD's WSL compatibility matrix (radeon-ryzen docs).",
@@ -82,7 +97,7 @@ class WslRocmSupport(Check):
                         "ROCDXG stack was reported not to work (ROCm#6323)."]
         return self.fail("rocminfo finds only a CPU agent (HSA_STATUS_ERROR_OUT_OF_RESOURCES): the WSL runtime sees "
                          "no usable GPU. Likely: " + "; or ".join(causes) + ".", evidence=evidence,
-                         remediation=remediation, data={"version": version})
+                         remediation=remediation, data={"version": version}, fix=fix)
 
     def _listed(self, facts, version, evidence):
         findings = []

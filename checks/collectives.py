@@ -13,7 +13,11 @@ import statistics
 from rocm_doctor.distributed import expectations
 from rocm_doctor.distributed.envinfo import transport_settings
 from rocm_doctor.distributed.formulas import human_bytes
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity, Status
+
+from rocm_doctor.checks.amd_common import kernel_parameter_steps
+from rocm_doctor.checks.visibility import set_in_rc_file
 
 FACT = "collectives.results"
 NOT_RUN = "the collectives did not run (add --collectives to `rocm-doctor check` or `rocm-doctor bench`)"
@@ -71,8 +75,8 @@ class CollectiveHang(_CollectivesCheck):
                 remediation=[
                     "Re-run with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,P2P) to see which transport the ranks "
                     "were using when they stopped.",
-                    "On AMD: check the IOMMU setting (iommu-multi-gpu-hang-risk) and `dmesg` for amdgpu or IO_PAGE_FAULT "
-                    "errors; try HSA_FORCE_FINE_GRAIN_PCIE=1 on PCIe-connected GPUs.",
+                    "On AMD: check the IOMMU setting (iommu-multi-gpu-hang-risk) and the kernel log (dmesg) for amdgpu "
+                    "or IO_PAGE_FAULT errors; try HSA_FORCE_FINE_GRAIN_PCIE=1 on PCIe-connected GPUs.",
                     "Try NCCL_P2P_DISABLE=1 once as a diagnosis: if the hang goes away, peer-to-peer between these GPUs "
                     "is broken (BIOS ACS/IOMMU settings, a PCIe switch, or the driver).",
                 ],
@@ -118,7 +122,7 @@ class CollectiveWrongResult(_CollectivesCheck):
                              remediation=[
                                  "Wrong results with no error usually mean broken peer-to-peer or DMA: run the same with "
                                  "NCCL_P2P_DISABLE=1; if that fixes it, check IOMMU/ACS settings and the driver.",
-                                 "Run `rocm-doctor kernels` on the GPU of the suspect rank to rule out the GPU itself.",
+                                 "Run rocm-doctor kernels on the GPU of the suspect rank to rule out the GPU itself.",
                              ],
                              data={"wrong": bad, "random_check": random})
         checked = [r for r in results.get("results") or [] if r.get("correct") is True]
@@ -178,8 +182,8 @@ class CollectiveBandwidthLow(_CollectivesCheck):
                                                          f"{c['gbs']:.1f} GB/s, under half the median pair ({median:.1f})"))
         transports = [t for t in transport_settings(env) if t["level"] == "warn"]
         remedy = [REMEDY_ENV] if transports else []
-        remedy += ["Compare with `nvidia-smi topo -m` / `rocm-smi --showtopo`: pairs linked only through PCIe or the CPU "
-                   "are much slower than NVLink/xGMI pairs.",
+        remedy += ["Compare with the GPU topology (nvidia-smi topo or rocm-smi --showtopo prints it): pairs linked only "
+                   "through PCIe or the CPU are much slower than NVLink/xGMI pairs.",
                    "Check that no other job uses the GPUs, and that the GPUs are not throttled (clocks, power cap)."]
         data = {"peaks": peaks, "expectation": expect, "peer_copy_expectation": copy_expect}
         if problems:
@@ -261,13 +265,15 @@ class NcclTransportDisabled(Check):
         findings = []
         for s in settings:
             message = f"{s['name']}={s['value']}: {s['effect']}"
-            remedy = [f"Unset {s['name']} unless it was set on purpose for this machine (e.g. `unset {s['name']}` "
-                      "in the job script and the shell profile)."]
+            remedy = [f"Keep {s['name']} only if it was set on purpose for this machine; remove it from job scripts "
+                      "too."]
             if s["level"] == "warn":
-                findings.append(self.warn(message, subject=s["name"], remediation=remedy, data=s))
+                findings.append(self.warn(message, subject=s["name"], remediation=remedy, data=s,
+                                          fix=S.unset_where_set(s["name"], set_in_rc_file(facts, s["name"]))))
             else:
                 findings.append(self.info(message, subject=s["name"], data=s,
-                                          remediation=[] if s["name"] == "NCCL_NVLS_ENABLE" else remedy))
+                                          remediation=[] if s["name"] == "NCCL_NVLS_ENABLE" else [
+                                              f"Unset {s['name']} unless it was set on purpose for this machine."]))
         return findings
 
 
@@ -308,9 +314,7 @@ class IommuMultiGpuHangRisk(Check):
         if amdgpu:
             evidence.append(f"amdgpu parameters on the command line: {' '.join(amdgpu)}")
         data = {"iommu": iommu, "amdgpu": amdgpu, "amd_gpus": gpus}
-        remedy = ["Add `iommu=pt` to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then "
-                  "`sudo update-grub` or `grub2-mkconfig`, and reboot), or turn the IOMMU off in the BIOS if nothing "
-                  "else on the machine needs it."]
+        remedy = ["Or turn the IOMMU off in the BIOS if nothing else on the machine needs it."]
         if "iommu=pt" in tokens:
             return self.ok(f"iommu=pt is set ({gpus} AMD GPUs)", evidence=evidence, data=data)
         if any(t in tokens for t in IOMMU_OFF):
@@ -318,9 +322,11 @@ class IommuMultiGpuHangRisk(Check):
                            evidence=evidence, data=data)
         on = [t for t in tokens if t in IOMMU_ON]
         if on:
+            fix, alternatives = kernel_parameter_steps(facts, "iommu=pt", "let the GPUs' DMA bypass IOMMU translation")
             return self.warn(f"{' '.join(on)} without iommu=pt on a machine with {gpus} AMD GPUs: AMD lists "
                              "application hangs on multi-GPU systems with the IOMMU translating DMA",
-                             evidence=evidence, remediation=remedy, data=data)
+                             evidence=evidence, remediation=remedy, data=data, fix=fix, alternatives=alternatives)
         return self.info(f"no IOMMU mode on the kernel command line ({gpus} AMD GPUs): the firmware/kernel default "
-                         "applies; if multi-GPU work hangs, add iommu=pt", evidence=evidence, remediation=remedy,
-                         data=data)
+                         "applies; if multi-GPU work hangs, add iommu=pt", evidence=evidence, data=data,
+                         remediation=["If multi-GPU work hangs: add iommu=pt to the kernel command line "
+                                      "(/etc/default/grub, or grubby on Fedora/RHEL) and reboot."])

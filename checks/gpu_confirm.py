@@ -73,7 +73,7 @@ def _signature_remediation(records) -> list[str]:
         for sig in record.get("signatures") or []:
             if sig["check"] not in checks:
                 checks.append(sig["check"])
-    return [f"See `rocm-doctor explain {check}`: the kernel failure confirms that problem." for check in checks]
+    return [f"See the {check} finding: the kernel failure confirms that problem." for check in checks]
 
 
 class GpuKernelsFailed(_KernelStageCheck):
@@ -90,8 +90,8 @@ class GpuKernelsFailed(_KernelStageCheck):
             return self.fail(
                 f"the kernel suite could not start on {suite.get('device')}: {first_line(fatal.get('error'))}",
                 evidence=[f"stage: {fatal.get('stage')}", *tail],
-                remediation=["Run `rocm-doctor kernels --json` to see the child's output; "
-                             "check the torch probe findings first (torch-probe-crashed, torch-cuda-unavailable)."],
+                remediation=["The JSON of rocm-doctor kernels has the child's output; check the torch probe findings "
+                             "first (torch-probe-crashed, torch-cuda-unavailable)."],
                 data={"fatal": fatal},
             )
         results = _results(stage)
@@ -106,8 +106,8 @@ class GpuKernelsFailed(_KernelStageCheck):
                 f"(categories: {', '.join(categories)})",
                 evidence=evidence,
                 remediation=_signature_remediation(errors) or [
-                    "Re-run `rocm-doctor kernels --only CATEGORY --json` to reproduce; the error text of each case is "
-                    "in the JSON (results[].error, results[].traceback)."],
+                    "Re-run rocm-doctor kernels with --only and the category, and --json, to reproduce; the error text "
+                    "of each case is in the JSON (results[].error, results[].traceback)."],
                 data={"cases": [r["case"] for r in errors]},
             )
         log_sigs = [s for s in ((stage.get("analysis") or {}).get("log_signatures") or [])]
@@ -115,7 +115,7 @@ class GpuKernelsFailed(_KernelStageCheck):
             return self.warn(
                 "the kernels ran, but the math libraries logged known errors (a fallback path may be in use)",
                 evidence=[f"library log: '{s['id']}' → check {s['check']}: {s.get('line', '')}" for s in log_sigs[:8]],
-                remediation=[f"See `rocm-doctor explain {s['check']}`." for s in log_sigs[:3]],
+                remediation=[f"See the {s['check']} finding." for s in log_sigs[:3]],
             )
         return self.ok(
             f"{counts.get('ok', 0)} operator kernels ran correctly on {_device_label(stage)} "
@@ -145,7 +145,8 @@ class GpuKernelsWrongResult(_KernelStageCheck):
                 "Wrong results without an error usually mean code built for another GPU is running here "
                 "(an HSA_OVERRIDE_GFX_VERSION that is not of this GPU's family), a broken math library, or "
                 "unstable hardware (clocks, power, memory errors).",
-                "Unset HSA_OVERRIDE_GFX_VERSION and run `rocm-doctor kernels` again; check `dmesg` for GPU errors.",
+                "If HSA_OVERRIDE_GFX_VERSION is set, unset it and run rocm-doctor kernels again; look for GPU errors in "
+                "the kernel log (dmesg).",
             ],
             data={"cases": [r["case"] for r in wrong]},
         )
@@ -192,8 +193,8 @@ class GpuKernelHang(_KernelStageCheck):
             f"{len(hung)} kernels did not finish: {', '.join(r['case'] for r in hung[:6])}",
             evidence=[f"{r['case']}: {r.get('detail')}" for r in hung[:8]],
             remediation=[
-                "A kernel that never finishes points at the GPU or driver: check `dmesg` for ring timeouts or "
-                "MES errors, unset HSA_OVERRIDE_GFX_VERSION, and make sure the GPU is not in a low-power state.",
+                "A kernel that never finishes points at the GPU or driver: look in the kernel log (dmesg) for ring "
+                "timeouts or MES errors, unset HSA_OVERRIDE_GFX_VERSION, and make sure the GPU is not in a low-power state.",
             ],
             data={"cases": [r["case"] for r in hung]},
         )

@@ -103,20 +103,26 @@ class MiopenDbNotWritable(Check):
                 why = "is not writable by this user"
             else:
                 why = f"does not exist and cannot be created (nearest parent: {info.get('nearest_parent')})"
+            steps = _make_writable(path) if facts.os != "windows" and info.get("is_dir", True) else []
             findings.append(self.warn(
                 f"{variable} folder {path} {why}: MIOpen cannot keep tuning results or compiled kernels, so it "
                 "searches and compiles again in every process (slow first convolutions) and may log errors.",
                 subject=variable,
                 evidence=[f"{variable}: {path} ({info.get('source')})"] + ([info["error"]] if info.get("error") else []),
-                remediation=[
-                    f"Make it writable: `mkdir -p {path} && chown -R $USER {path}`"
-                    if facts.os != "windows" else f"Point {variable} at a folder you can write to.",
-                    f"Or point {variable} at a writable folder (e.g. under $HOME or a job's scratch space).",
-                ],
+                remediation=[("Or point" if steps else "Point") + f" {variable} at a folder you can write to (e.g. "
+                             "under your home folder or a job's scratch space)."],
+                fix=steps,
                 data=dict(info),
             ))
         return findings or self.ok("MIOpen's folders are writable: " + ", ".join(
             f"{k}={v.get('path')}" for k, v in sorted(dirs.items())))
+
+
+def _make_writable(path: str) -> list:
+    """Create the folder if needed and give it to this user (it is in a place the user cannot write)."""
+    return [S.run_command(["sudo", "mkdir", "-p", path], needs_admin=True, description=f"create {path}"),
+            S.run_command(["sudo", "chown", "-R", "$USER", path], needs_admin=True,
+                          description=f"make {path} yours", note="MIOpen keeps its databases and kernel cache there")]
 
 
 # -- caching-allocator configuration -------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 
 PROXY_VARS = "HTTPS_PROXY / HTTP_PROXY / NO_PROXY"
@@ -27,10 +28,13 @@ class PackageIndexUnreachable(Check):
             took = f" in {r['elapsed_s']:.2f} s" if isinstance(r.get("elapsed_s"), (int, float)) else ""
             return self.ok(f"{url} answered{took}, {route}", evidence=evidence, subject=subject)
         evidence.append(f"error: {r.get('error', 'unknown')}")
+        gone = r.get("error_kind") == "http" and r.get("status") == 404
         return self.warn(
             f"{url} cannot be reached {route}: {r.get('error', 'unknown error')}; the pip command of the fixes "
             "would fail here",
             evidence=evidence, remediation=_advice(r.get("error_kind"), r.get("status"), proxy), subject=subject,
+            fix=[S.run_command(["rocm-doctor", "data", "update"], description="fetch current wheel indexes",
+                               note="the index in the data tables no longer exists")] if gone else [],
             data={"url": url, "error_kind": r.get("error_kind"), "status": r.get("status"), "proxy": proxy},
         )
 
@@ -40,7 +44,7 @@ def _advice(kind, status, proxy):
         return [f"The proxy {proxy} wants credentials: put them in the proxy URL (http://user:pass@host:port) or "
                 "use pip's --proxy."]
     if kind == "http" and status == 404:
-        return ["The index URL no longer exists: run `rocm-doctor data update` for current wheel indexes."]
+        return ["The index URL no longer exists: the wheel indexes in the data tables are out of date."]
     if kind == "http":
         return ["The index answered with an error; retry later, or check that a proxy or mirror is not rewriting it."]
     if kind == "tls":
@@ -50,6 +54,6 @@ def _advice(kind, status, proxy):
         return [f"The proxy {proxy} failed: check the address in {PROXY_VARS} and that it is running."]
     if proxy:
         return [f"The proxy {proxy} did not get through: check {PROXY_VARS} (a host in NO_PROXY bypasses it)."]
-    return [f"Without a proxy this machine cannot reach the index: if your network needs one, export {PROXY_VARS} "
-            "(e.g. HTTPS_PROXY=http://proxy.example:3128); otherwise check DNS and the firewall, or download the "
+    return [f"Without a proxy this machine cannot reach the index: if your network needs one, set {PROXY_VARS} "
+            "to it (e.g. http://proxy.example:3128); otherwise check DNS and the firewall, or download the "
             "wheels elsewhere and install them with pip --no-index --find-links DIR."]

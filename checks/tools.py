@@ -24,13 +24,14 @@ class ExternalToolMisbehaved(Check):
                 findings.append(self.warn(
                     f"`{command}` did not finish within {result.timeout_s:g} s and was killed; its facts are missing.",
                     subject=key, evidence=[result.describe()],
-                    remediation=[f"Run `{command}` by hand: a hang there usually means the GPU driver or runtime is stuck "
-                                 "(check `dmesg`); the other findings did not depend on it."]))
+                    remediation=["Run the same command by hand: a hang there usually means the GPU driver or runtime is "
+                                 "stuck (the kernel log, dmesg, shows it); the other findings did not depend on it."]))
             elif result.signal:
                 findings.append(self.warn(
                     f"`{command}` was killed by {signal_name(result.signal)}; its output may be incomplete.",
                     subject=key, evidence=[result.describe(), *result.stderr.strip().splitlines()[-5:]],
-                    remediation=[f"Run `{command}` by hand to see the crash; `dmesg` shows whether the driver was involved."
+                    remediation=["Run the same command by hand to see the crash; the kernel log (dmesg) shows whether the "
+                                 "driver was involved."
                                  + (" An SMI tool that aborts is a known packaging bug on some distributions and does "
                                     "not mean the GPU is broken." if "smi" in key else "")]))
             elif result.truncated:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.engine.remedy import pip_install
-from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index, pip_install_command
+from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index
 
 
 FLAVOUR_NAMES = {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU"}
@@ -20,9 +20,9 @@ def _gpu_vendors(facts) -> set[str]:
     return {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
 
 
-def _pip_fix(python: str, index_url: str, reinstall: bool = True) -> list:
+def _pip_fix(python: str, index_url: str, reinstall: bool = True, packages=("torch",)) -> list:
     """The machine-applicable form of the pip advice (applied only with `fix --allow-install`)."""
-    return [pip_install(python, ["torch"], index_url, extra_args=["--force-reinstall"] if reinstall else [],
+    return [pip_install(python, list(packages), index_url, extra_args=["--force-reinstall"] if reinstall else [],
                         note="install the torch build for this machine's GPU into the target interpreter")]
 
 
@@ -33,8 +33,14 @@ def _amd_gfx(facts) -> str | None:
     return (discrete or gpus or [{}])[0].get("gfx")
 
 
-def _amd_index(facts) -> tuple[str, str]:
+def _amd_index(facts) -> tuple[str, str, list[str]]:
     return amd_torch_index(_amd_gfx(facts), facts.os)
+
+
+def _amd_source(facts) -> str:
+    """Where an AMD torch comes from when no install step can be planned (the index needs a device extra)."""
+    index, why, _ = _amd_index(facts)
+    return f"{why}: {index}"
 
 
 def _amd_plan_is_direct(facts) -> bool:
@@ -62,7 +68,7 @@ class TorchProbeHealthy(Check):
             return self.ok(f"torch probe completed in {probe['duration_s']:.1f} s")
         if state == "not-run":
             return self.fail(f"the target interpreter could not be started: {probe['detail']}", evidence=evidence,
-                             remediation=["Pass the interpreter of the environment you use with `--python PATH`."])
+                             remediation=["Pass the interpreter of the environment you use with --python PATH."])
         if state == "hung":
             return self.fail(
                 f"torch hung in the target interpreter: {probe['detail']}. A hang in GPU initialisation usually means "
@@ -71,7 +77,8 @@ class TorchProbeHealthy(Check):
                 evidence=evidence,
                 remediation=[
                     "Re-run with AMD_LOG_LEVEL=4 (AMD) or CUDA_LOG_LEVEL/NCCL_DEBUG=INFO (NVIDIA) set to see the last runtime call.",
-                    "Unset HSA_OVERRIDE_GFX_VERSION and retry; check `dmesg` for amdgpu or nvidia errors.",
+                    "If HSA_OVERRIDE_GFX_VERSION is set, unset it and retry; look for amdgpu or nvidia errors in the "
+                    "kernel log (dmesg).",
                 ],
             )
         return self.fail(
@@ -80,7 +87,7 @@ class TorchProbeHealthy(Check):
             remediation=[
                 "Look at the last stderr lines above: an 'hipErrorNoBinaryForGpu' or 'invalid device function' means the "
                 "torch build has no code for this GPU; a crash in import usually means mismatched libraries.",
-                "Try `python -c \"import torch\"` in that environment to reproduce.",
+                "Import torch by hand in that environment to reproduce it.",
             ],
         )
 
@@ -97,17 +104,19 @@ class TorchInstalled(Check):
     def run(self, facts):
         python = target_python(facts, "python")
         if facts["torch.installed"] and facts.has("torch.import_error"):
+            fix = self._fix(facts, python, reinstall=True)
             return self.fail(
                 f"torch is installed in {python} but fails to import: {facts['torch.import_error']}",
                 evidence=[facts["torch.import_error"]],
-                remediation=["Reinstall torch in that environment: " + pip_install_command(python, self._index(facts))],
-                fix=self._fix(facts, python, reinstall=True),
+                remediation=[] if fix else [f"Reinstall torch in that environment from {_amd_source(facts)}."],
+                fix=fix,
             )
         if not facts["torch.installed"]:
+            fix = self._fix(facts, python, reinstall=False)
             return self.fail(
                 f"torch is not installed in {python} ({(facts.get('python.target') or {}).get('reason', '')}).",
-                remediation=[pip_install_command(python, self._index(facts)).replace("--force-reinstall ", "")],
-                fix=self._fix(facts, python, reinstall=False),
+                remediation=[] if fix else [f"Install torch in that environment from {_amd_source(facts)}."],
+                fix=fix,
             )
         return self.ok(f"torch {facts.get('torch.version')} at {facts.get('torch.file')}")
 
@@ -115,14 +124,17 @@ class TorchInstalled(Check):
     def _fix(cls, facts, python: str, reinstall: bool) -> list:
         vendors = _gpu_vendors(facts)
         if "nvidia" in vendors or ("amd" in vendors and _amd_plan_is_direct(facts)):
-            return _pip_fix(python, cls._index(facts), reinstall)
+            index, packages = cls._index(facts)
+            return _pip_fix(python, index, reinstall, packages)
         return []
 
     @staticmethod
-    def _index(facts) -> str:
+    def _index(facts) -> tuple[str, list[str]]:
+        """(index, requirements): CUDA torch of the installed release where one is known, else of the newest."""
         if "nvidia" in _gpu_vendors(facts) and "amd" not in _gpu_vendors(facts):
-            return cuda_index()
-        return _amd_index(facts)[0]
+            return cuda_index(facts.get("torch.version")), ["torch"]
+        index, _, packages = _amd_index(facts)
+        return index, packages
 
 
 class TorchBuildMatchesGpu(Check):
@@ -141,18 +153,17 @@ class TorchBuildMatchesGpu(Check):
         version = facts.get("torch.version")
         python = target_python(facts, "python")
         if "amd" in vendors and flavour != "rocm" and "nvidia" not in vendors:
-            index, why = _amd_index(facts)
+            index, why, packages = _amd_index(facts)
             return self.fail(
                 f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is AMD: it will never use the GPU.",
                 evidence=[f"torch.version.hip = {facts.get('torch.hip')}", f"torch.version.cuda = {facts.get('torch.cuda_version')}"],
-                remediation=[f"Install {why}: {pip_install_command(python, index)}"],
-                fix=_pip_fix(python, index) if _amd_plan_is_direct(facts) else [],
+                remediation=[f"Install {why}" + ("." if _amd_plan_is_direct(facts) else f": {index}")],
+                fix=_pip_fix(python, index, packages=packages) if _amd_plan_is_direct(facts) else [],
             )
         if "nvidia" in vendors and flavour != "cuda" and "amd" not in vendors:
             return self.fail(
                 f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is NVIDIA.",
-                remediation=[pip_install_command(python, cuda_index())],
-                fix=_pip_fix(python, cuda_index()),
+                fix=_pip_fix(python, cuda_index(version)),
             )
         if not vendors & {"amd", "nvidia"}:
             if flavour == "cpu":

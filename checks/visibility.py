@@ -6,6 +6,8 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
+from rocm_doctor.checks.gpu_state import known_gpus, seen_by
+
 VARIABLES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 
 
@@ -19,7 +21,7 @@ class GpuVisibilityEnv(Check):
 
     def run(self, facts):
         env = facts.env
-        gpus = [g for g in facts.get("gpu.pci") or [] if g.get("vendor") in ("amd", "nvidia")]
+        gpus = known_gpus(facts)
         findings = []
         for name in VARIABLES:
             if name not in env:
@@ -45,8 +47,9 @@ class GpuVisibilityEnv(Check):
                                           subject=name, evidence=[f"{name}={value!r}"], remediation=where))
             elif gpus and all(n is not None and n >= len(gpus) for n in numbers):
                 findings.append(self.fail(
-                    f"{name}={value} names only device indices that do not exist ({len(gpus)} GPU(s) on PCI).",
-                    subject=name, evidence=[f"{name}={value!r}", f"PCI GPUs: {len(gpus)}"], fix=unset,
+                    f"{name}={value} names only device indices that do not exist ({len(gpus)} GPU(s) seen: "
+                    f"{seen_by(facts)}).",
+                    subject=name, evidence=[f"{name}={value!r}", f"GPUs seen: {seen_by(facts)}"], fix=unset,
                     remediation=[f"To keep a selection instead, use indices from 0 to {len(gpus) - 1}."] + where))
             else:
                 findings.append(self.info(f"{name}={value} limits which GPUs torch sees.", subject=name))

@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.windows import paths, remedy
+from rocm_doctor.windows import paths
+
+from rocm_doctor.checks.windows_env import raw_entry
 
 WINDOWS = (Platform.WINDOWS,)
 
 
-def _path_fixes(facts, folders):
-    """Remove folders from whichever registry scope holds them, else say they come from this shell."""
+def _path_steps(facts, folders) -> list:
+    """Remove the folders from this shell's Path and from whichever registry scope holds them."""
     scopes = (facts.get("windows.path") or {}).get("scopes") or {}
-    fixes = []
+    steps = [S.path_remove(f, "Path", scope="process", note="its DLLs shadow torch's own") for f in folders]
     for scope in ("user", "machine"):
-        entries = [f for f in folders if any(paths.same(f, e) for e in (scopes.get(scope) or {}).get("entries") or [])]
-        if entries:
-            fixes += remedy.remove_path_entries(entries, scope)
+        entries = (scopes.get(scope) or {}).get("entries") or []
+        steps += [S.path_remove(raw_entry(scopes.get(scope), f), "Path", scope=scope, note="its DLLs shadow torch's own")
+                  for f in folders if any(paths.same(f, e) for e in entries)]
+    return steps
+
+
+def _shell_only(facts, folders) -> list[str]:
+    """Advice for folders no registry scope holds: an activation script or a hand-made change put them there."""
+    scopes = (facts.get("windows.path") or {}).get("scopes") or {}
     shell_only = [f for f in folders if not any(
         paths.same(f, e) for s in ("user", "machine") for e in (scopes.get(s) or {}).get("entries") or [])]
-    if shell_only:
-        fixes.append("Set only in this shell (an activation script or a manual `set PATH=`): "
-                     + "; ".join(shell_only) + " — start a clean shell or remove it from that script.")
-    return fixes
+    return ["Set only in this shell (by an activation script or by hand): " + "; ".join(shell_only)
+            + " — remove it from that script too."] if shell_only else []
 
 
 class DllShadowing(Check):
@@ -48,7 +55,8 @@ class DllShadowing(Check):
                 return self.ok("torch loaded its own " + (", ".join(names) if names else "libraries"))
             evidence = [f"loaded {d['path']}; torch ships {own[d['name'].lower()][0]}" for d in foreign]
             sys32 = [d for d in foreign if d["system32"]]
-            remediation = _path_fixes(facts, sorted({d["folder"] for d in foreign if not d["system32"]}))
+            folders = sorted({d["folder"] for d in foreign if not d["system32"]})
+            remediation = _shell_only(facts, folders)
             if sys32:
                 remediation += [
                     f"{d['path']} won over torch's copy. If it came with the AMD driver, something in this process "
@@ -57,8 +65,8 @@ class DllShadowing(Check):
                     "hand (an old HIP SDK guide), remove it and reinstall the driver with AMD's clean-install option."
                     for d in sys32
                 ]
-            remediation.append("Reinstall the torch / rocm-sdk wheels if their own copies were replaced: "
-                               f"\"{(facts.get('python.target') or {}).get('python', 'python')}\" -m pip install --force-reinstall --no-deps <the torch and rocm-sdk wheels you use>")
+            remediation.append("If torch's own copies were replaced, reinstall the torch and rocm-sdk wheels you use "
+                               "(pip's --force-reinstall --no-deps keeps the rest of the environment).")
             return self.fail(
                 f"torch loaded {', '.join(d['name'] for d in foreign)} from outside its own folders "
                 f"({', '.join(sorted({d['folder'] for d in foreign}))}) although it ships its own copy. A HIP runtime or "
@@ -67,6 +75,7 @@ class DllShadowing(Check):
                 evidence=evidence,
                 remediation=remediation,
                 data={"foreign": [d["path"] for d in foreign]},
+                fix=_path_steps(facts, folders),
             )
         risky = [p for p in dlls.get("on_path") or [] if not p["own"] and p["name"].lower() in own]
         if not risky:
@@ -78,7 +87,8 @@ class DllShadowing(Check):
             "if anything loads them first, torch ends up with a foreign HIP runtime. Which DLLs torch loaded is unknown "
             f"({dlls.get('loaded_why_missing')}).",
             evidence=[f"PATH[{p['position']}] {p['folder']}\\{p['name']}" for p in risky],
-            remediation=_path_fixes(facts, folders),
+            remediation=_shell_only(facts, folders),
+            fix=_path_steps(facts, folders),
         )
 
 
@@ -103,12 +113,13 @@ class HipRuntimeLoadedTwice(Check):
         if len(runtimes) < 2:
             return self.ok(f"one HIP runtime: {runtimes[0]['path']}" if runtimes else "no HIP runtime loaded")
         others = [r for r in runtimes if not r["own"]]
+        folders = sorted({r["folder"] for r in others if not r["system32"]})
         return self.fail(
             f"{len(runtimes)} HIP runtimes are loaded in one process ({', '.join(r['path'] for r in runtimes)}). Two "
             "runtimes fight over the same driver: crashes (0xC0000005), hangs or 'invalid device function' follow.",
             evidence=[f"loaded: {r['path']}" + (" (torch's own)" if r["own"] else "") for r in runtimes],
-            remediation=_path_fixes(facts, sorted({r["folder"] for r in others if not r["system32"]}))
-            + [
+            fix=_path_steps(facts, folders),
+            remediation=_shell_only(facts, folders) + [
                 "Find what pulls in the other runtime: usually a second GPU package (an older onnxruntime/ZLUDA/HIP SDK "
                 "build) imported in the same process, or a HIP SDK bin folder on PATH. Use one ROCm generation per "
                 "environment.",

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
-from rocm_doctor.windows import remedy
-from rocm_doctor.windows.envscopes import SETX_LIMIT, conflicts, stale
+from rocm_doctor.windows import paths
+from rocm_doctor.windows.envscopes import SETX_LIMIT, conflicts, new_shell_value, stale
 
 WINDOWS = (Platform.WINDOWS,)
+NEW_SHELL = ("Programs started earlier (the terminal app itself, VS Code, Explorer-launched IDEs) keep the environment "
+             "they started with: restart them, or sign out and back in.")
+SETTINGS_UI = ("Settings UI: Start > type \"environment variables\" > \"Edit environment variables for your account\" "
+               "(User) or \"Edit the system environment variables\" > Environment Variables... (Machine, needs admin)")
+NO_SETX = ("Do not change PATH with setx: it cuts values at 1024 characters, and a setx PATH with %PATH% in it also "
+           "copies the Machine PATH into your User PATH; edit it in the Settings UI instead.")
 
 
 class _WindowsEnvCheck(Check):
@@ -42,14 +48,13 @@ class EnvScopeConflict(_WindowsEnvCheck):
                     subject=name,
                     evidence=[f"Machine {name} = {item['machine']}", f"User {name} = {item['user']}",
                               f"this shell: {name} = {process.get(name.upper())}"],
-                    remediation=[
-                        "Keep one. To use the Machine value, delete the User copy:",
-                        *remedy.unset_var(name, "user"),
-                        "Or, to keep the User value, delete the Machine copy:",
-                        *remedy.unset_var(name, "machine"),
-                        remedy.new_shell(),
-                    ],
+                    remediation=[f"Open a new terminal afterwards. {NEW_SHELL}"],
                     data=item,
+                    fix=[S.unset_env(name, scope="user", note="the Machine value applies again")],
+                    alternatives=[S.alternative(
+                        "keep your User value: delete the Machine copy", S.unset_env(name, scope="machine"),
+                        why_not_first="needs administrator, and the Machine value is usually the one an installer "
+                                      "keeps up to date")],
                 )
             )
         return out
@@ -79,8 +84,9 @@ class EnvSetButShellStale(_WindowsEnvCheck):
                         "were added (or something removed them from it).",
                         subject=f"Path:{item['scope']}",
                         evidence=[f"missing: {e}" for e in entries[:12]],
-                        remediation=[remedy.new_shell(),
-                                     "PowerShell (this window only): $env:Path = [Environment]::GetEnvironmentVariable('Path','Machine') + ';' + [Environment]::GetEnvironmentVariable('Path','User')"],
+                        remediation=[f"Or open a new terminal: it gets the same Path. {NEW_SHELL}"],
+                        fix=[S.set_env("Path", new_shell_value("Path", user, machine) or "", scope="process",
+                                       note="the Path a new shell gets: Machine, then User")],
                         data=item,
                     )
                 )
@@ -96,7 +102,9 @@ class EnvSetButShellStale(_WindowsEnvCheck):
                     message,
                     subject=name,
                     evidence=[f"registry ({item['scope']}): {name} = {item['registry']}", f"this shell: {name} = {item['process']}"],
-                    remediation=[remedy.new_shell(), *remedy.set_in_shell(name, item["registry"] or "")],
+                    remediation=[f"Or open a new terminal: it gets the registry's value. {NEW_SHELL}"],
+                    fix=[S.set_env(name, item["registry"], scope="process", note="the value a new shell gets")
+                         if item["registry"] is not None else S.unset_env(name, scope="process")],
                     data=item,
                 )
             )
@@ -122,14 +130,14 @@ class PathTooLongForSetx(_WindowsEnvCheck):
                 last = (item.get("raw_entries") or [""])[-1]
                 out.append(
                     self.warn(
-                        f"the {scope.title()} PATH is exactly {SETX_LIMIT} characters: the mark of a `setx PATH ...` that "
+                        f"the {scope.title()} PATH is exactly {SETX_LIMIT} characters: the mark of a setx PATH that "
                         f"cut it. Entries after the cut are gone and the last one may be a fragment ({last!r}).",
                         subject=scope,
                         evidence=evidence + [f"last entry: {last}"],
                         remediation=[
                             "Rebuild the lost entries: reinstall or repair the programs whose folders are missing, or "
                             "restore the value from a backup (System Restore keeps registry copies).",
-                            *remedy.path_edit_advice(),
+                            NO_SETX, SETTINGS_UI,
                         ],
                         data={"scope": scope, "length": length},
                     )
@@ -137,13 +145,13 @@ class PathTooLongForSetx(_WindowsEnvCheck):
             elif length > SETX_LIMIT:
                 out.append(
                     self.warn(
-                        f"the {scope.title()} PATH is {length} characters, over setx's {SETX_LIMIT}: a `setx PATH ...` "
+                        f"the {scope.title()} PATH is {length} characters, over setx's {SETX_LIMIT}: a setx PATH "
                         f"(a common instruction in install guides) would silently cut it to {SETX_LIMIT} and lose every "
                         "entry after that.",
                         subject=scope,
                         evidence=evidence,
                         remediation=[
-                            *remedy.path_edit_advice(),
+                            NO_SETX, SETTINGS_UI,
                             "Shorten it: remove folders that no longer exist (see path-entries-missing) and duplicates.",
                         ],
                         data={"scope": scope, "length": length},
@@ -167,13 +175,12 @@ class PathEntriesMissing(_WindowsEnvCheck):
             return self.ok(f"all {len(folders)} PATH folders exist")
         evidence = [f"missing: {f['path']} ({', '.join(f['scopes'])})" for f in missing[:20]]
         evidence += [f"cannot expand: {f['path']} ({', '.join(f['scopes'])})" for f in unexpanded[:10]]
-        remediation = []
-        for scope in ("user", "machine"):
-            entries = [f["path"] for f in missing if scope in f["scopes"]]
-            if entries:
-                remediation += remedy.remove_path_entries(entries, scope)
-        if not remediation:
-            remediation = ["These entries come from this shell only (e.g. an activation script); a new shell drops them."]
+        scopes = facts["windows.path"]["scopes"]
+        steps = [S.path_remove(raw_entry(scopes.get(scope), f["path"]), "Path", scope=scope,
+                               note="the folder does not exist")
+                 for scope in ("user", "machine") for f in missing if scope in f["scopes"]]
+        remediation = [] if steps else [
+            "These entries come from this shell only (e.g. an activation script); a new shell drops them."]
         return self.info(
             f"{len(missing) + len(unexpanded)} PATH entr{'ies' if len(missing) + len(unexpanded) != 1 else 'y'} "
             "point to folders that do not exist (left-overs of uninstalled tools, e.g. an old HIP SDK). Harmless alone, "
@@ -181,7 +188,15 @@ class PathEntriesMissing(_WindowsEnvCheck):
             evidence=evidence,
             remediation=remediation,
             data={"missing": [f["path"] for f in missing], "unexpanded": [f["path"] for f in unexpanded]},
+            fix=steps,
         )
+
+
+def raw_entry(scope: dict | None, folder: str) -> str:
+    """The entry as the registry value spells it (%VARS% unexpanded) for an expanded PATH folder."""
+    scope = scope or {}
+    pairs = zip(scope.get("entries") or [], scope.get("raw_entries") or [])
+    return next((raw for expanded, raw in pairs if paths.same(expanded, folder)), folder)
 
 
 class HsaOverrideOnWindows(_WindowsEnvCheck):
@@ -202,13 +217,10 @@ class HsaOverrideOnWindows(_WindowsEnvCheck):
                     where.append((scope, name, text))
         if not where:
             return self.ok("HSA_OVERRIDE_GFX_VERSION is not set")
-        remediation = []
-        for scope, name, _ in where:
-            remediation += remedy.unset_in_shell(name) if scope == "process" else remedy.unset_var(name, scope)
-        remediation.append(
+        remediation = [
             "For a GPU your torch build lacks, install a build for its gfx family instead (AMD's TheRock wheels, "
             "https://repo.amd.com/rocm/whl-multi-arch/); on Windows the override is not an option."
-        )
+        ]
         return self.warn(
             "HSA_OVERRIDE_GFX_VERSION is set, but it has no effect on Windows: the Windows HIP runtime does not go "
             "through ROCr/HSA, which is what reads it. If a guide told you to set it to make an unsupported GPU work, "

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.windows import remedy
+from rocm_doctor.windows import paths
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.windows.stack import rocm_stack
 
 WINDOWS = (Platform.WINDOWS,)
@@ -40,19 +41,20 @@ class HipSdkMissing(Check):
             if scopes.get("exists") is False:
                 folder = scopes.get("process") or scopes.get("user") or scopes.get("machine")
                 set_in = [s for s in ("process", "user", "machine") if scopes.get(s)]
-                fixes = []
-                for scope in set_in:
-                    fixes += remedy.unset_in_shell(name) if scope == "process" else remedy.unset_var(name, scope)
+                gone = [s for s in set_in if paths.same(scopes[s], folder)]  # a scope may name another, present SDK
+                sdk = installs[0]["path"].rstrip("\\") + "\\" if installs else None
                 out.append(
                     self.warn(
                         f"{name} points to {folder}, which does not exist (an uninstalled HIP SDK?). Tools and builds "
                         "that read it (hipcc, CMake's HIP support, torch extension builds) will fail.",
                         subject=name,
                         evidence=[f"{name} ({s}) = {scopes[s]}" for s in set_in],
-                        remediation=fixes + (
-                            [f"Or point it at an installed SDK, e.g. {installs[0]['path']}:",
-                             *remedy.set_var(name, installs[0]["path"] + "\\", "machine")] if installs else []
-                        ),
+                        fix=[S.unset_env(name, scope=s, note="it names a folder that is gone") for s in gone],
+                        alternatives=[S.alternative(
+                            f"point it at the installed SDK {sdk}",
+                            *(S.set_env(name, sdk, scope=s) for s in gone),
+                            why_not_first="only builds that need this SDK need it set; the installer sets it again")]
+                        if sdk else [],
                     )
                 )
         if out:
@@ -86,6 +88,7 @@ class HipSdkVersionMismatch(Check):
         out = []
         torch_hip = facts.get("torch.hip")
         if torch_hip and _major(torch_hip) != _major(version):
+            matching = [i for i in installs if _major(i.get("version")) == _major(torch_hip)]
             out.append(
                 self.warn(
                     f"torch was built with HIP {torch_hip} but HIP_PATH points to HIP SDK {version}: extensions you "
@@ -93,11 +96,12 @@ class HipSdkVersionMismatch(Check):
                     "load beside another, which fails at load time or crashes.",
                     subject="torch",
                     evidence=[f"torch.version.hip = {torch_hip}", f"HIP_PATH = {hip_path.get('process') or hip_path.get('machine') or hip_path.get('user')}"],
-                    remediation=[
-                        f"Install the HIP SDK {_major(torch_hip)}.x matching torch, and point HIP_PATH to it for builds:",
-                        *remedy.set_in_shell("HIP_PATH", f"C:\\Program Files\\AMD\\ROCm\\<{_major(torch_hip)}.x>\\"),
-                        "Or use a torch build for the installed SDK's HIP version.",
-                    ],
+                    remediation=["Or use a torch build for the installed SDK's HIP version." if matching else
+                                 f"Install the HIP SDK {_major(torch_hip)}.x matching torch and point HIP_PATH at it "
+                                 "for builds, or use a torch build for the installed SDK's HIP version."],
+                    fix=[S.set_env("HIP_PATH", matching[0]["path"].rstrip("\\") + "\\", scope="process",
+                                   note="builds in this shell use the HIP that torch was built with")]
+                    if matching else [],
                 )
             )
         newest = installs[0] if installs else None
@@ -108,8 +112,10 @@ class HipSdkVersionMismatch(Check):
                     f"({newest['path']}); HIP_PATH_{newest['version'].replace('.', '')[:2]} names it.",
                     subject="newest",
                     evidence=[f"installed: {i['version']} at {i['path']}" for i in installs],
-                    remediation=[*remedy.set_var("HIP_PATH", newest["path"].rstrip("\\") + "\\", "machine"),
-                                 "Or uninstall the SDK you no longer use (Settings > Apps)."],
+                    remediation=["Or uninstall the SDK you no longer use (Settings > Apps)."],
+                    fix=[S.set_env("HIP_PATH", newest["path"].rstrip("\\") + "\\", scope=scope,
+                                   note="the newest installed HIP SDK")
+                         for scope in ("process", "user", "machine") if hip_path.get(scope)],
                 )
             )
         return out or self.ok(f"HIP_PATH points to HIP SDK {version}" + (f", matching torch's HIP {torch_hip}" if torch_hip else ""))

@@ -3,25 +3,34 @@ compilation), and whether this shell is a developer shell."""
 
 from __future__ import annotations
 
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.engine.shells import detect_shell
 from rocm_doctor.windows import paths
 from rocm_doctor.windows.stack import rocm_stack
 
 WINDOWS = (Platform.WINDOWS,)
-WINGET_BUILD_TOOLS = (
-    'winget install --id Microsoft.VisualStudio.2022.BuildTools --override "--passive --wait '
-    '--add Microsoft.VisualStudio.Workload.VCTools --includeRecommended"'
-)
+VC_TOOLS = "Microsoft.VisualStudio.Component.VC.Tools.x86.x64"  # the MSVC compiler and C++ headers
+# the Windows SDK with the UCRT headers that the C++ headers include, by Visual Studio release
+WINDOWS_SDK = {16: "Microsoft.VisualStudio.Component.Windows10SDK.19041",
+               17: "Microsoft.VisualStudio.Component.Windows11SDK.22621"}
 
 
-def modify_commands(instance) -> list[str]:
-    """The installer command adding the C++ workload to an existing instance, for PowerShell and cmd."""
+def install_build_tools():
+    return S.run_command(
+        ["winget", "install", "--id", "Microsoft.VisualStudio.2022.BuildTools", "--override",
+         "--passive --wait --add Microsoft.VisualStudio.Workload.VCTools --includeRecommended"],
+        needs_admin=True, then=S.AFTER_NEW_SHELL, description="install Build Tools for Visual Studio 2022 with the C++ "
+        "workload", note="MSVC's C++ headers for hipRTC and extension builds")
+
+
+def add_cpp(instance):
+    """The installer step adding the C++ workload, with its MSVC toolset and a Windows SDK, to an existing instance."""
     workload = "Microsoft.VisualStudio.Workload.VCTools" if instance.get("is_build_tools") else "Microsoft.VisualStudio.Workload.NativeDesktop"
-    args = f'modify --installPath "{instance["installation_path"]}" --add {workload} --includeRecommended --passive'
-    return [
-        f"PowerShell (as administrator): & \"${{env:ProgramFiles(x86)}}\\Microsoft Visual Studio\\Installer\\setup.exe\" {args}",
-        f"cmd (as administrator): \"%ProgramFiles(x86)%\\Microsoft Visual Studio\\Installer\\setup.exe\" {args}",
-    ]
+    release = str(instance.get("installation_version") or instance.get("display_version") or "").split(".")[0]
+    sdk = WINDOWS_SDK.get(int(release) if release.isdigit() else 17, WINDOWS_SDK[17])
+    return S.vs_component([workload, VC_TOOLS, sdk], install_path=instance["installation_path"],
+                          note="MSVC's C++ headers for hipRTC and extension builds")
 
 
 def _label(instance):
@@ -60,8 +69,8 @@ class VsCppWorkloadMissing(Check):
                 "compiler or C++ standard library headers." + why,
                 subject="none",
                 evidence=evidence,
-                remediation=[f"PowerShell or cmd: {WINGET_BUILD_TOOLS}",
-                             "Or download 'Build Tools for Visual Studio 2022' and tick 'Desktop development with C++'."],
+                remediation=["Or download 'Build Tools for Visual Studio 2022' and tick 'Desktop development with C++'."],
+                fix=[install_build_tools()],
             )
         out = []
         for instance in instances:
@@ -72,7 +81,7 @@ class VsCppWorkloadMissing(Check):
                         "Microsoft.VisualStudio.Component.VC.Tools.x86.x64): no MSVC compiler or C++ headers." + why,
                         subject=instance.get("instance_id") or instance.get("installation_path"),
                         evidence=evidence + [f"MSVC toolsets found: {', '.join(t['version'] for t in instance['msvc']) or 'none'}"],
-                        remediation=modify_commands(instance),
+                        fix=[add_cpp(instance)],
                     )
                 )
         return out
@@ -101,19 +110,14 @@ class HiprtcHeadersMissing(Check):
                     evidence=[f"C++ headers via {v}" for v in headers["via"]],
                     remediation=[
                         "Add a Windows SDK to the Build Tools / Visual Studio instance (Visual Studio Installer > Modify > "
-                        "Individual components > Windows 11 SDK), or re-run the modify command of vs-cpp-workload-missing "
-                        "with --includeRecommended.",
+                        "Individual components > Windows 11 SDK).",
                     ],
                 )
             return self.ok("C++ standard headers reachable via " + "; ".join(headers["via"]))
         instances = (facts.get("windows.vs") or {}).get("instances") or []
-        remediation = []
-        for instance in instances:
-            if not instance.get("has_vc_tools"):
-                remediation += modify_commands(instance)
-        if not instances:
-            remediation.append(f"Install Build Tools with the C++ workload: {WINGET_BUILD_TOOLS}")
-        remediation += [
+        steps = [add_cpp(i) for i in instances if not i.get("has_vc_tools")] or ([] if instances else
+                                                                                 [install_build_tools()])
+        remediation = [
             "Or upgrade the rocm-sdk / torch wheels: newer TheRock builds package the C++ headers hipRTC needs "
             "(TheRock PR #3588).",
             "Workaround until then: torch.backends.cudnn.enabled = False in your script skips MIOpen (slower "
@@ -132,6 +136,7 @@ class HiprtcHeadersMissing(Check):
             "HIPRTC_ERROR_COMPILATION and miopenStatusUnknownError.",
             evidence=evidence,
             remediation=remediation,
+            fix=steps,
         )
 
 
@@ -159,9 +164,17 @@ class VsDevShellInactive(Check):
             f"{'set' if devshell['include'] else 'unset'}, cl.exe {'on' if devshell['cl_on_path'] else 'not on'} PATH). "
             "Building torch extensions (torch.utils.cpp_extension) and torch.compile's C++ backend call cl.exe and need it.",
             evidence=[f"INCLUDE = {';'.join(devshell['include']) or '(unset)'}", f"VSINSTALLDIR = {devshell.get('vs_install_dir')}"],
-            remediation=[
-                f'PowerShell: & "{script}" -Arch amd64 -HostArch amd64',
-                f'cmd: "{vcvars}"',
-                "Or start 'x64 Native Tools Command Prompt for VS' from the Start menu.",
-            ],
+            remediation=["Or start 'x64 Native Tools Command Prompt for VS' from the Start menu."],
+            fix=_devshell(detect_shell(facts.env, facts.os), script, vcvars),
         )
+
+
+def _devshell(shell: str, script: str, vcvars: str) -> list:
+    """The script that turns this window into a developer shell: vcvars64.bat in cmd, Launch-VsDevShell.ps1 in
+    PowerShell; none for another shell (Git Bash), which neither can change."""
+    if shell == "cmd":
+        return [S.run_command([vcvars], description="make this cmd window a developer shell (64-bit tools)")]
+    if shell == "powershell":
+        return [S.run_command([script, "-Arch", "amd64", "-HostArch", "amd64"],
+                              description="make this PowerShell window a developer shell (64-bit tools)")]
+    return []

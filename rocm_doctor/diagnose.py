@@ -72,15 +72,26 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
     selection = Selection(only=tuple(options.only), skip=tuple(options.skip))
     validate_selection(registry, selection)  # before any probing: a typo should fail fast
     observations = observe(options)
+    source = str(options.from_file) if options.from_file else "live"
+    return _judge(observations, registry, selection, options, source)
+
+
+def replay(observations: Observations, source: str) -> tuple[Report, Facts]:
+    """Recorded observations (a stored run, a snapshot) judged by today's parsers and checks, as `check --from`."""
+    return _judge(observations, load_registry(), Selection(), Options(), source)
+
+
+def _judge(observations: Observations, registry, selection: Selection, options: Options,
+           source: str) -> tuple[Report, Facts]:
     facts = interpret(observations)
     findings = run_checks(registry, facts, selection)
-    if options.from_file is not None:
+    if source != "live":
         from rocm_doctor.stages import replayed
 
         stage_list = replayed()
     else:
         stage_list = list(options.stages)
-    staged = run_stages(stage_list, registry, facts, findings, selection, replay=options.from_file is not None,
+    staged = run_stages(stage_list, registry, facts, findings, selection, replay=source != "live",
                         progress=options.progress)
     findings = relations.link(staged.findings, registry.checks, facts)
     report = Report(
@@ -89,7 +100,7 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
         stages=staged.stages,
         target={**observations.target, "shell": detect_shell(facts.env, facts.os)},
         platform={k: observations.platform.get(k) for k in ("os", "system", "release", "machine")},
-        source=str(options.from_file) if options.from_file else "live",
+        source=source,
     )
     return report, facts
 

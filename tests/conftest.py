@@ -74,6 +74,7 @@ def isolated_env(tmp_path, fake_bin):
     }
     env["PATH"] = f"{fake_bin.path}{os.pathsep}/usr/bin{os.pathsep}/bin"
     env["HOME"] = str(tmp_path / "home")
+    env["ROCM_DOCTOR_STATE_DIR"] = str(tmp_path / "state")  # the run history and fix journal stay in the test
     env.pop("NO_COLOR", None)
     (tmp_path / "home").mkdir(exist_ok=True)
     return env

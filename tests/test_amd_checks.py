@@ -4,6 +4,7 @@ import pytest
 
 from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.registry import load_registry
+from rocm_doctor.engine.shells import detect_shell
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 
@@ -27,6 +28,7 @@ HIPINFO_IGPU_FIRST = {"devices": [
     {"index": 1, "name": "AMD Radeon RX 7900 XTX", "gfx": "gfx1100", "is_integrated": False}]}
 TWO_DGPUS = [gpu(0, "gfx1100", node=1, name="AMD Radeon RX 7900 XTX"),
              gpu(1, "gfx1100", node=2, name="AMD Radeon RX 7900 XTX")]
+PS_MODULES = r"C:\Users\u\Documents\PowerShell\Modules;C:\Program Files\PowerShell\Modules"
 NO_DEVICE = 'checkHipErrors() HIP API error = 0100 "no ROCm-capable device is detected" from file <hipInfo.cpp>'
 CMDLINE = {"raw": "BOOT_IMAGE=/vmlinuz ro quiet splash", "amdgpu": {}, "iommu": {}}
 GFX1032 = {"gpu.inventory": [gpu(0, "gfx1032", node=1, name="AMD Radeon RX 6650 XT")]}
@@ -68,10 +70,10 @@ CASES = [
      {"gpu.inventory": DGPU_IGPU}, {"igpu-enumerated-first": "warn"}, "also applies to the iGPU"),
     ("dgpu-first", "igpu-enumerated-first", "linux", {}, {"gpu.inventory": DGPU_IGPU[::-1]},
      {"igpu-enumerated-first": "ok"}, "RX 6800"),
-    ("igpu-first-windows", "igpu-enumerated-first", "windows", {}, {"windows.hipinfo": HIPINFO_IGPU_FIRST},
-     {"igpu-enumerated-first": "warn"}, "PowerShell (this window only): $env:HIP_VISIBLE_DEVICES = '1'"),
+    ("igpu-first-windows", "igpu-enumerated-first", "windows", {"PSModulePath": PS_MODULES},
+     {"windows.hipinfo": HIPINFO_IGPU_FIRST}, {"igpu-enumerated-first": "warn"}, "$env:HIP_VISIBLE_DEVICES = '1'"),
     ("igpu-first-windows-cmd", "igpu-enumerated-first", "windows", {}, {"windows.hipinfo": HIPINFO_IGPU_FIRST},
-     {"igpu-enumerated-first": "warn"}, "cmd (this window only): set HIP_VISIBLE_DEVICES=1"),
+     {"igpu-enumerated-first": "warn"}, 'set "HIP_VISIBLE_DEVICES=1"'),
     ("igpu-first-windows-selected", "igpu-enumerated-first", "windows", {"HIP_VISIBLE_DEVICES": "1"},
      {"windows.hipinfo": HIPINFO_IGPU_FIRST}, {"igpu-enumerated-first": "ok"}, "selects AMD Radeon RX 7900 XTX"),
     ("igpu-first-windows-no-hipinfo", "igpu-enumerated-first", "windows", {}, {"gpu.inventory": DGPU_IGPU},
@@ -94,7 +96,7 @@ CASES = [
      dict(ROCM_TORCH, **GFX1032, **{"torch.arch_list": ["gfx10-3-generic"]}),
      {"gfx-not-in-torch-arch-list:0": "ok"}, "gfx1032"),
     ("arch-missing-gfx1032", "gfx-not-in-torch-arch-list", "linux", {}, dict(ROCM_TORCH, **GFX1032),
-     {"gfx-not-in-torch-arch-list:0": "fail"}, "rocm.nightlies.amd.com/v2/gfx103X-dgpu/"),
+     {"gfx-not-in-torch-arch-list:0": "fail"}, "https://repo.amd.com/rocm/whl-multi-arch/"),
     ("arch-missing-override-advice", "gfx-not-in-torch-arch-list", "linux", {"SHELL": "/bin/zsh"},
      dict(ROCM_TORCH, **GFX1032), {"gfx-not-in-torch-arch-list:0": "fail"}, "export HSA_OVERRIDE_GFX_VERSION=10.3.0"),
     ("arch-native-index-first", "gfx-not-in-torch-arch-list", "linux", {},
@@ -111,7 +113,7 @@ CASES = [
      dict(GFX1032, **{"torch.flavour": "cpu", "torch.version": "2.5.1+cpu"}),
      {"gfx-not-in-torch-arch-list:0": "warn"}, "HSA_OVERRIDE_GFX_VERSION=10.3.0"),
     ("arch-windows-no-override", "gfx-not-in-torch-arch-list", "windows", {}, dict(ROCM_TORCH, **GFX1032),
-     {"gfx-not-in-torch-arch-list:0": "fail"}, "gfx103X-dgpu"),
+     {"gfx-not-in-torch-arch-list:0": "fail"}, "torch[device-gfx1032]"),
     ("override-malformed", "hsa-override-gfx-version", "linux", {"HSA_OVERRIDE_GFX_VERSION": "gfx1030"}, GFX1032,
      {"hsa-override-gfx-version:HSA_OVERRIDE_GFX_VERSION": "fail"}, "10.3.0"),
     ("override-wrong-family", "hsa-override-gfx-version", "linux", {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"},
@@ -128,10 +130,11 @@ CASES = [
      dict(ROCM_TORCH, **{"gpu.inventory": [gpu(0, "gfx1101")], "shell.rc_lines": [
          {"file": "~/.bashrc", "line_no": 12, "variable": "HSA_OVERRIDE_GFX_VERSION",
           "line": "export HSA_OVERRIDE_GFX_VERSION=11.0.0"}]}),
-     {"hsa-override-gfx-version:0": "warn"}, "Delete line 12 of ~/.bashrc"),
+     {"hsa-override-gfx-version:0": "warn"}, "unset HSA_OVERRIDE_GFX_VERSION (user)"),
     ("override-hits-igpu", "hsa-override-gfx-version", "linux", {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
      dict(ROCM_TORCH, **{"gpu.inventory": [gpu(0, "gfx1032", node=1), gpu(1, "gfx90c", igpu=True, node=2)]}),
-     {"hsa-override-gfx-version:0": "ok", "hsa-override-gfx-version:1": "warn"}, "HSA_OVERRIDE_GFX_VERSION_<KFD node>"),
+     {"hsa-override-gfx-version:0": "ok", "hsa-override-gfx-version:1": "warn"},
+     "export HSA_OVERRIDE_GFX_VERSION_1=10.3.0"),
     ("override-missing", "hsa-override-gfx-version", "linux", {}, dict(ROCM_TORCH, **GFX1032),
      {"hsa-override-gfx-version:0": "warn"}, "export HSA_OVERRIDE_GFX_VERSION=10.3.0"),
     ("override-windows-elsewhere", "hsa-override-gfx-version", "windows", {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"},
@@ -190,7 +193,7 @@ CASES = [
      {"rocm-kernel-driver": "ok"}, "amdgpu is loaded"),
     ("wsl-no-dxg", "wsl-rocm-support", "wsl", {},
      {"linux.device_access": {"/dev/dxg": {"exists": False}}, "rocminfo.status": {"state": "out-of-resources"}},
-     {"wsl-rocm-support": "fail"}, "wsl --update"),
+     {"wsl-rocm-support": "fail"}, "wsl.exe --update"),
     ("wsl-no-wsl-build", "wsl-rocm-support", "wsl", {},
      {"rocminfo.status": {"state": "out-of-resources", "evidence": []},
       "rocm.paths": {"installs": [{"path": "/opt/rocm", "exists": True, "active": True, "version": "6.4.2-120"}]}},
@@ -257,12 +260,12 @@ def facts_of(os, env, values):
     return facts
 
 
-def _plan_text(finding):
-    """The finding's steps and alternatives as the user reads them (summaries and bash commands)."""
+def _plan_text(finding, shell):
+    """The finding's steps and alternatives as the user reads them (summaries and the commands for the shell)."""
     from rocm_doctor.report.diagnosis_view import commands
 
     steps = list(finding.fix) + [s for alt in finding.alternatives for s in alt.steps]
-    return [alt.title for alt in finding.alternatives] + [t for s in steps for t in [s.summary(), *commands(s, "bash")]]
+    return [alt.title for alt in finding.alternatives] + [t for s in steps for t in [s.summary(), *commands(s, shell)]]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -271,7 +274,8 @@ def test_check(case):
     findings = run_one(REGISTRY.by_id(check_id), facts_of(os, env, values))
     statuses = {f.id: f.status.value for f in findings}
     assert {k: statuses.get(k) for k in expected} == expected, [(f.id, f.status.value, f.message) for f in findings]
-    blob = " ".join(" ".join([f.message, *f.remediation, *f.evidence, *_plan_text(f)]) for f in findings)
+    shell = detect_shell(env, os)
+    blob = " ".join(" ".join([f.message, *f.remediation, *f.evidence, *_plan_text(f, shell)]) for f in findings)
     assert text in blob, blob
 
 

@@ -16,7 +16,7 @@ AMD_CHECKS = {"gpu-inventory", "igpu-enumerated-first", "gfx-support-matrix", "g
 # snapshot, fixture its tool output comes from, first finding's id, a fix the thread confirmed (in its remediation)
 SCENARIOS = [
     ("linux-rx6600xt-gfx1032-cpu-torch", "rocminfo/linux-ubuntu20.04-rx6600xt-gfx1032-ryzen3600-rocm5.0.1.txt",
-     "torch-build-mismatch", "rocm.nightlies.amd.com/v2/gfx103X-dgpu/"),
+     "torch-build-mismatch", "torch[device-gfx1032]"),
     ("linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032",
      "rocminfo/linux-ubuntu20.04-rx6600xt-gfx1032-ryzen3600-rocm5.0.1.txt",
      "gfx-not-in-torch-arch-list:0", "export HSA_OVERRIDE_GFX_VERSION=10.3.0"),
@@ -27,7 +27,7 @@ SCENARIOS = [
      "torch-build-mismatch", "download.pytorch.org/whl/rocm"),
     ("linux-container-podman-rx6600xt-kfd-permission-denied-nogroup",
      "rocminfo/container-ubuntu-on-opensuse-podman-kfd-permission-denied-nogroup.txt",
-     "rocm-device-access", "--group-add <GID of render on the host"),
+     "rocm-device-access", "--group-add GID, where GID is the render group's number on the host"),
     ("wsl-rx7800xt-rocm6.4.2-no-wsl-build-out-of-resources",
      "rocminfo/wsl-rx7800xt-rocm6.4.2-no-wsl-build-out-of-resources.txt", "wsl-rocm-support", "6.4.2.1"),
     ("wsl-rx7600xt-rocm6.2.3-unsupported-gpu", "rocminfo/wsl-rx7600xt-rocr-unsupported-gpu-rocm6.2.3.txt",
@@ -76,7 +76,7 @@ def test_cpu_torch_on_gfx1032_plans_one_install_and_no_override(doctor):
     assert root["finding"] == "torch-build-mismatch"
     assert "gfx-not-in-torch-arch-list:0" in root["symptoms"]
     steps = [item["step"] for item in document["diagnosis"]["plan"]]
-    assert [s["kind"] for s in steps] == ["pip_install"] and "gfx103X" in steps[0]["index_url"]
+    assert [s["kind"] for s in steps] == ["pip_install"] and steps[0]["packages"] == ["torch[device-gfx1032]"]
 
 
 def test_rx6600xt_without_gfx1032_code_is_one_cause_with_one_plan_everywhere(doctor, tmp_path):

@@ -6,6 +6,7 @@ from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.report import diagnosis_view
 
 REGISTRY = load_registry(include_plugins=False)
 AMD_GPU = [{"vendor": "amd", "vendor_id": "0x1002", "device_id": "0x73ef", "source": "sysfs"}]
@@ -58,8 +59,33 @@ CASES = [
 def test_case(check_id, values, env, status, text):
     findings = run_one(REGISTRY.by_id(check_id), facts_from(values, env))
     assert [f.status.value for f in findings] == [status], [f.message for f in findings]
-    blob = " ".join([findings[0].message, *findings[0].remediation])
+    commands = [line for step in findings[0].fix for line in diagnosis_view.commands(step, "bash")]
+    blob = " ".join([findings[0].message, *findings[0].remediation, *commands])
     assert text in blob, blob
+
+
+GFX1032_INVENTORY = [{"index": 0, "gfx": "gfx1032", "igpu": False}]
+
+
+@pytest.mark.parametrize("check_id, values, index, packages", [
+    ("torch-build-mismatch", {"torch.flavour": "rocm", "torch.version": "2.13.0+rocm7.2", "gpu.pci": NVIDIA_GPU},
+     "https://download.pytorch.org/whl/cu130", ["torch"]),
+    ("torch-build-mismatch", {"torch.flavour": "cpu", "torch.version": "2.9.1+cpu", "gpu.pci": NVIDIA_GPU},
+     "https://download.pytorch.org/whl/cu128", ["torch"]),
+    ("torch-not-installed", {"torch.installed": False, "gpu.pci": NVIDIA_GPU},
+     "https://download.pytorch.org/whl/cu132", ["torch"]),
+    ("torch-build-mismatch", {"torch.flavour": "cpu", "torch.version": "2.5.1+cpu", "gpu.pci": AMD_GPU,
+                              "gpu.inventory": GFX1032_INVENTORY},
+     "https://repo.amd.com/rocm/whl-multi-arch/", ["torch[device-gfx1032]"]),
+    ("torch-not-installed", {"torch.installed": False, "gpu.pci": AMD_GPU, "gpu.inventory": GFX1032_INVENTORY},
+     "https://repo.amd.com/rocm/whl-multi-arch/", ["torch[device-gfx1032]"]),
+])
+def test_torch_install_step_names_an_index_that_has_that_torch(check_id, values, index, packages):
+    """CUDA torch comes from an index built for its release (cu128 has nothing after 2.11); an AMD gfx that no
+    download.pytorch.org wheel builds gets AMD's multi-arch index with its device extra."""
+    (finding,) = run_one(REGISTRY.by_id(check_id), facts_from(dict(values, **{"python.target": TARGET})))
+    (step,) = finding.fix
+    assert (step.index_url, step.packages) == (index, packages)
 
 
 def test_torch_probe_states():

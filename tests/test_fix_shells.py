@@ -73,7 +73,11 @@ def test_print_only_commands():
         "'/home/me/my env/bin/python' -m pip install torch --index-url https://download.pytorch.org/whl/rocm6.4"]
     vs = S.vs_component("Microsoft.VisualStudio.Component.VC.Tools.x86.x64")
     line = shells.print_lines(vs, "powershell")[0]
-    assert line.startswith("& 'C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\setup.exe' 'modify'")
+    assert line.startswith("& 'C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\setup.exe' modify --add")
+    script = S.run_command([r"C:\VS\Launch-VsDevShell.ps1", "-Arch", "amd64"])
+    assert shells.print_lines(script, "powershell") == [r"C:\VS\Launch-VsDevShell.ps1 -Arch amd64"]
+    install = S.run_command(["sudo", "amdgpu-install", "--usecase=wsl,rocm"])
+    assert shells.print_lines(install, "powershell") == ["sudo amdgpu-install '--usecase=wsl,rocm'"]
     assert "--add" in line
     assert shells.print_lines(vs, "cmd")[0].startswith('"C:\\Program Files (x86)')
 

@@ -3,6 +3,7 @@
 import pytest
 
 from rocm_doctor.knowledge import catalog, overrides, support, wheels
+from rocm_doctor.knowledge.store import load
 
 
 @pytest.mark.parametrize("name,gpu_id,gfx", [
@@ -47,10 +48,17 @@ def test_by_gfx_strips_features():
     ("gfx906", "6.2", "deprecated"), ("gfx906", "6.4.0", "unsupported"), ("gfx1032", "6.3", "unsupported"),
     ("gfx1201", "6.4.0", "unsupported"), ("gfx1201", "6.4.1", "supported"), ("gfx950", "7.0.0", "supported"),
     ("gfx1151", "7.13.0", "supported"), ("gfx1030", "7.11", "unsupported"), ("gfx1030", "7.13", "supported"),
-    ("gfx1100", "4.5", "unknown"),
+    ("gfx1100", "4.5", "unknown"), ("gfx1030", "5.0.1", "supported"), ("gfx906", "5.4.3", "supported"),
+    ("gfx90a", "5.2.50200", "supported"), ("gfx1032", "5.0.1", "unsupported"), ("gfx900", "5.6", "unsupported"),
+    ("gfx1100", "5.6.1", "unsupported"), ("gfx1100", "5.7.1", "supported"),
 ])
 def test_linux_support(gfx, version, status):
     assert support.linux(gfx, version).status == status
+
+
+def test_every_linux_release_from_50_has_a_row_in_order():
+    rows = [row["rocm"] for row in load("rocm_support_linux.json")["releases"]]
+    assert rows[:8] == ["5.0", "5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"]
 
 
 @pytest.mark.parametrize("version", ["5.7", "6.1", "6.2.4", "6.4.2"])
@@ -64,6 +72,14 @@ def test_windows_rdna2_gone_in_7x_and_rdna4_in_64():
     assert support.windows("gfx1030", "6.4.2").sdk == "supported"
     assert support.windows("gfx1201", "6.4").sdk == "supported"
     assert support.windows("gfx1201", "6.2").runtime == "unsupported"
+
+
+def test_windows_apus_follow_amds_tables():
+    """HIP SDK 7.2 lists gfx1150 and gfx1151, not gfx1152; 6.4.2's Ryzen tab lists gfx1151."""
+    assert support.windows("gfx1152", "7.2").runtime == "unsupported"
+    assert (support.windows("gfx1151", "7.2").sdk, support.windows("gfx1150", "7.2").sdk) == ("supported", "supported")
+    assert support.windows("gfx1151", "6.4.2").sdk == "supported" and support.windows("gfx1151", "6.4.2").note is None
+    assert support.windows("gfx1102", "7.2").note is None
 
 
 def test_wsl_release_builds_and_cards():
@@ -100,9 +116,11 @@ def test_native_indexes_and_therock():
     assert wheels.native_indexes("gfx1151")[0] == "rocm7.2"
     assert "rocm6.2.4" in wheels.native_indexes("gfx1102")
     assert wheels.native_indexes("gfx1032") == []
-    assert wheels.therock_family("gfx1101")["index"] == "https://rocm.nightlies.amd.com/v2/gfx110X-all/"
     assert wheels.therock_multi_arch("gfx1100")["torch"] == "torch[device-gfx1100]"
+    assert wheels.therock_multi_arch("gfx1032")["index"] == "https://repo.amd.com/rocm/whl-multi-arch/"
+    assert wheels.therock_multi_arch("gfx906")["index"] == "https://rocm.nightlies.amd.com/whl-multi-arch/"
     assert wheels.therock_multi_arch("gfx803") is None
+    assert wheels.therock_multi_arch("gfx90c") is None  # built by TheRock, but RELEASES.md lists no device extra
     assert wheels.torch_versions("rocm7.2") == ["2.11", "2.12", "2.13"]
     assert wheels.windows_options()["pytorch_org"] is False
 
@@ -112,7 +130,23 @@ def test_existing_wheel_helpers_keep_working():
     assert wheels.cuda_index().startswith("https://download.pytorch.org/whl/cu")
 
 
-@pytest.mark.parametrize("value,ok", [("10.3.0", True), ("9.0.10", True), (" 11.0.0 ", True), ("1030", False),
+@pytest.mark.parametrize("torch_version,index", [
+    ("2.13.0+cpu", "cu130"), ("2.14.1", "cu132"), ("2.9.1+rocm6.4", "cu128"), ("2.11.0", "cu130"),
+    ("2.7.1+cu118", "cu126"), (None, "cu132"), ("3.0.0", "cu132"), ("not a version", "cu132"),
+])
+def test_cuda_index_has_that_torch_release(torch_version, index):
+    assert wheels.cuda_index(torch_version) == "https://download.pytorch.org/whl/" + index
+
+
+def test_no_cuda_index_past_its_last_torch():
+    """cu128 has no torch after 2.11 (RELEASE.md): a newer torch never gets it."""
+    rows = load("torch_wheels.json")["releases"]
+    assert [r["torch"] for r in rows if "cu128" in r["cuda_indexes"]][-1] == "2.11"
+    assert all(wheels.cuda_index(r["torch"]).rsplit("/", 1)[-1] in r["cuda_indexes"] for r in rows)
+
+
+@pytest.mark.parametrize("value,ok", [("10.3.0", True), ("9.0.10", True), (" 11.0.0", True), ("+10.3.0", True),
+                                      (" 11.0.0 ", False), ("10.3.0\r", False), ("10.3.0\n", False), ("1030", False),
                                       ("10.3", False), ("gfx1030", False), ("10.3.0.1", False), ("", False), ("64.0.0", False)])
 def test_parse_override(value, ok):
     fields, message = overrides.parse(value)
@@ -149,8 +183,8 @@ def test_override_caveats_say_linux_only():
     "gfx, platform_os, expected",
     [
         ("gfx1100", "linux", "download.pytorch.org/whl/rocm"),
-        ("gfx1032", "linux", "rocm.nightlies.amd.com/v2/gfx103X-dgpu/"),
-        ("gfx1100", "windows", "rocm.nightlies.amd.com/v2/gfx110X"),
+        ("gfx1032", "linux", "repo.amd.com/rocm/whl-multi-arch/"),
+        ("gfx1100", "windows", "repo.amd.com/rocm/whl-multi-arch/"),
         (None, "linux", "download.pytorch.org/whl/rocm"),
         (None, "windows", "whl-multi-arch"),
     ],
@@ -158,5 +192,6 @@ def test_override_caveats_say_linux_only():
 def test_amd_torch_index_by_gfx_and_os(gfx, platform_os, expected):
     from rocm_doctor.knowledge.wheels import amd_torch_index
 
-    index, why = amd_torch_index(gfx, platform_os)
+    index, why, packages = amd_torch_index(gfx, platform_os)
     assert expected in index and why
+    assert packages == ([f"torch[device-{gfx}]"] if "whl-multi-arch" in index and gfx else ["torch"])

@@ -127,7 +127,7 @@ def test_probe_records_and_check_reports(server, monkeypatch):
     ok, bad = findings(facts)
     assert ok.status is Status.OK and "directly (no proxy configured)" in ok.message
     assert bad.status is Status.WARN and "HTTP 404" in bad.message
-    assert any("data update" in step for step in bad.remediation)
+    assert [step.argv() for step in bad.fix] == [["rocm-doctor", "data", "update"]]
     assert bad.id == f"package-index-unreachable:{server.url}/missing/"
 
 

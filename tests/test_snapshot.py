@@ -19,7 +19,7 @@ def sample():
 
 def test_round_trip(tmp_path):
     path = tmp_path / "snap.json"
-    snapshot.save(sample(), path)
+    path.write_text(snapshot.dumps(sample()), encoding="utf-8")
     loaded = snapshot.load(path)
     assert loaded.to_dict() == sample().to_dict()
     raw = json.loads(path.read_text())

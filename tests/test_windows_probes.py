@@ -11,7 +11,7 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import interpret
 from rocm_doctor.probes import probe_modules, windows_env, windows_hip, windows_vs
 from rocm_doctor.probes._base import ProbeContext, Recorder
-from rocm_doctor.windows import envscopes, paths, remedy
+from rocm_doctor.windows import envscopes, paths
 from rocm_doctor.windows.host import RegistryKeyMissing, WindowsHost, default_host
 from rocm_doctor.windows.record import WindowsRecorder
 from rocm_doctor.windows.testing import FakeWindowsHost, ok
@@ -196,7 +196,7 @@ def test_probe_snapshot_round_trip_replays_identically(host, tmp_path):
     rec = recorder_for({"SystemRoot": r"C:\Windows", "PATH": "", "HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
     windows_env.collect(rec, host=host)
     path = tmp_path / "snap.json"
-    snapshot.save(rec.observations, path)
+    path.write_text(snapshot.dumps(rec.observations), encoding="utf-8")
     again = interpret(snapshot.load(path))
     assert again["windows.env.scopes"]["user"]["HSA_OVERRIDE_GFX_VERSION"]["value"] == "10.3.0"
 
@@ -232,14 +232,16 @@ def test_new_shell_value_and_conflicts():
     assert not any(s["name"] == "HIP_PATH" for s in stale)
 
 
-def test_remediation_never_uses_setx_for_path():
-    lines = remedy.remove_path_entries([r"C:\Program Files\AMD\ROCm\5.7\bin"], "user") + remedy.path_edit_advice()
-    assert [line for line in lines if "setx" in line.lower()] == [lines[len(lines) - 3]]  # only the warning
-    assert lines[-3].startswith("Never run `setx PATH")
-    text = "\n".join(lines)
-    assert "[Environment]::SetEnvironmentVariable('Path', $new, 'User')" in text
-    assert "'c:\\program files\\amd\\rocm\\5.7\\bin'" in text
-    assert remedy.q("it's") == "'it''s'"
+def test_machine_path_edits_keep_the_registry_value_expandable():
+    from rocm_doctor.engine import remedy as S
+    from rocm_doctor.engine.shells import registry_step_lines
+
+    step = S.path_remove(r"C:\Program Files\AMD\ROCm\5.7\bin", "Path", scope="machine")
+    [ps] = registry_step_lines(step, "powershell")
+    assert "GetValue('Path', '', 'DoNotExpandEnvironmentNames')" in ps and "-Type ExpandString" in ps
+    assert "-ne 'C:\\Program Files\\AMD\\ROCm\\5.7\\bin'.TrimEnd('\\')" in ps and "setx" not in ps.lower()
+    [cmd] = registry_step_lines(step, "cmd")
+    assert cmd == f'powershell -NoProfile -Command "{ps}"'
 
 
 def test_path_copy_of_torch_dll_is_a_predicted_risk_when_torch_did_not_report_libraries(tmp_path):
@@ -263,4 +265,5 @@ def test_path_copy_of_torch_dll_is_a_predicted_risk_when_torch_did_not_report_li
     (finding,) = run_one(DllShadowing, facts)
     assert finding.status.value == "warn"
     assert any(r"PATH[1] C:\Program Files\AMD\ROCm\7.1\bin\amdhip64_7.dll" in e for e in finding.evidence)
-    assert any("SetEnvironmentVariable('Path'" in r and "'User'" in r for r in finding.remediation)
+    assert [s.summary() for s in finding.fix] == [r"remove C:\Program Files\AMD\ROCm\7.1\bin from Path (process)",
+                                                 r"remove C:\Program Files\AMD\ROCm\7.1\bin from Path (user)"]

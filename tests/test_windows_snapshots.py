@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from rocm_doctor.engine.remedy import step_from_dict
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.probes import windows_env, windows_hip, windows_vs
 from rocm_doctor.probes._base import ProbeContext, Recorder
+from rocm_doctor.report.diagnosis_view import commands
 from rocm_doctor.windows.testing import FakeWindowsHost, ok
 
 HERE = Path(__file__).parent
@@ -343,6 +345,12 @@ def run_check(path: Path) -> dict:
     return json.loads(result.output)
 
 
+def typed(finding: dict, shell: str, alternative: str = "") -> list[str]:
+    """What the user types for a finding's steps (or those of its alternative whose title has `alternative`)."""
+    raws = next(a["steps"] for a in finding["alternatives"] if alternative in a["title"]) if alternative else finding["fix"]
+    return [line for raw in raws for line in commands(step_from_dict(raw), shell)]
+
+
 def problems(report: dict) -> list[dict]:
     return [f for f in report["findings"] if f["status"] in ("fail", "warn", "error")]
 
@@ -381,11 +389,13 @@ def test_build_tools_without_cpp_workload():
     workload = lead[1]
     assert workload["id"] == "vs-cpp-workload-missing:6a1b2c3d"
     assert "Visual Studio Build Tools 2022" in workload["message"]
-    fix = "\n".join(workload["remediation"])
-    assert (f'"%ProgramFiles(x86)%\\Microsoft Visual Studio\\Installer\\setup.exe" modify --installPath "{BUILD_TOOLS}" '
-            "--add Microsoft.VisualStudio.Workload.VCTools --includeRecommended --passive") in fix
-    assert "PowerShell (as administrator): & \"${env:ProgramFiles(x86)}" in fix
-    assert any("setup.exe\" modify" in r for r in lead[0]["remediation"])
+    [cmd] = typed(workload, "cmd")
+    assert cmd == (f'"C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\setup.exe" modify --installPath '
+                   f'"{BUILD_TOOLS}" --add Microsoft.VisualStudio.Workload.VCTools --add '
+                   "Microsoft.VisualStudio.Component.VC.Tools.x86.x64 --add "
+                   "Microsoft.VisualStudio.Component.Windows11SDK.22621 --passive --norestart")
+    assert typed(workload, "powershell")[0].startswith("& 'C:\\Program Files (x86)\\Microsoft Visual Studio")
+    assert typed(lead[0], "cmd") == [cmd] and not any("setup.exe" in r for r in workload["remediation"])
     assert len(lead) == 2
 
 
@@ -394,7 +404,9 @@ def test_vswhere_banner_only():
     lead = problems(report)
     assert [f["id"] for f in lead[:2]] == ["hiprtc-headers-missing", "vs-cpp-workload-missing:none"]
     assert any("only its banner" in e for e in lead[1]["evidence"])
-    assert any("winget install --id Microsoft.VisualStudio.2022.BuildTools" in r for r in lead[1]["remediation"])
+    assert typed(lead[1], "powershell") == [
+        "winget install --id Microsoft.VisualStudio.2022.BuildTools --override "
+        "'--passive --wait --add Microsoft.VisualStudio.Workload.VCTools --includeRecommended'"]
 
 
 def test_igpu_listed_before_rx_7900_xtx():
@@ -403,8 +415,9 @@ def test_igpu_listed_before_rx_7900_xtx():
     assert lead and lead[0]["check"] == "igpu-enumerated-first"
     assert "AMD Radeon(TM) Graphics (gfx1036)" in lead[0]["message"]
     assert "AMD Radeon RX 7900 XTX (gfx1100) is device 1" in lead[0]["message"]
-    assert "cmd (this window only): set HIP_VISIBLE_DEVICES=1" in lead[0]["remediation"]
-    assert "PowerShell (this window only): $env:HIP_VISIBLE_DEVICES = '1'" in lead[0]["remediation"]
+    assert [s["scope"] for s in lead[0]["fix"]] == ["user"]
+    assert typed(lead[0], "cmd") == ['set "HIP_VISIBLE_DEVICES=1"']
+    assert typed(lead[0], "powershell") == ["$env:HIP_VISIBLE_DEVICES = '1'"]
     enumerated = next(f for f in report["findings"] if f["check"] == "windows-gpu-not-enumerated")
     assert enumerated["status"] == "ok" and "#0 AMD Radeon(TM) Graphics (gfx1036)" in enumerated["message"]
 
@@ -415,7 +428,7 @@ def test_system32_amdhip64_shadows_torchs_own():
     assert lead[0]["check"] == "dll-shadowing" and lead[0]["status"] == "fail"
     assert r"C:\Windows\SYSTEM32\amdhip64_7.dll" in lead[0]["evidence"][0]
     assert CORE + r"\bin\amdhip64_7.dll" in lead[0]["evidence"][0]
-    assert not any("setx PATH" in r for r in lead[0]["remediation"])
+    assert not any("setx" in r.lower() for r in lead[0]["remediation"]) and not lead[0]["fix"]
 
 
 def test_two_hip_runtimes_loaded():
@@ -435,7 +448,7 @@ def test_user_path_of_1500_characters():
     assert lead[0]["id"] == "path-too-long-for-setx:user"
     assert "1500 characters" in lead[0]["message"]
     fixes = "\n".join(lead[0]["remediation"])
-    assert "Never run `setx PATH" in fixes and "SetEnvironmentVariable('Path'" in fixes
+    assert "Do not change PATH with setx" in fixes and "`" not in fixes and not lead[0]["fix"]
     assert len(lead) == 1
     entries = next(f for f in report["findings"] if f["check"] == "path-entries-missing")
     assert entries["status"] == "ok"  # every one of the many folders exists: only the length is the problem
@@ -447,8 +460,10 @@ def test_hsa_override_on_windows():
     assert lead[0]["check"] == "hsa-override-on-windows"
     assert "no effect on Windows" in lead[0]["message"]
     assert set(lead[0]["data"]["set_in"]) == {"process", "user"}
-    assert "PowerShell: [Environment]::SetEnvironmentVariable('HSA_OVERRIDE_GFX_VERSION', $null, 'User')" in lead[0]["remediation"]
-    assert "cmd (this window only): set HSA_OVERRIDE_GFX_VERSION=" in lead[0]["remediation"]
+    assert [(s["name"], s["scope"]) for s in lead[0]["fix"]] == [("HSA_OVERRIDE_GFX_VERSION", "process"),
+                                                                 ("HSA_OVERRIDE_GFX_VERSION", "user")]
+    assert typed(lead[0], "cmd") == ['set "HSA_OVERRIDE_GFX_VERSION="'] * 2
+    assert not any("Remove-Item" in r or "SetEnvironmentVariable" in r for r in lead[0]["remediation"])
 
 
 def test_no_wddm_adapters_igpu_only():
@@ -467,14 +482,17 @@ def test_env_scope_conflict_and_stale_shell():
     assert "env-set-but-shell-stale:MIOPEN_FIND_MODE" in ids
     assert "hip-sdk-missing:HIP_PATH" in ids  # the User HIP_PATH (which wins) names a removed 6.2 SDK
     conflict = next(f for f in report["findings"] if f["id"] == "env-scope-conflict:HIP_PATH")
-    assert "PowerShell: [Environment]::SetEnvironmentVariable('HIP_PATH', $null, 'User')" in conflict["remediation"]
+    assert [(s["kind"], s["name"], s["scope"]) for s in conflict["fix"]] == [("unset_env", "HIP_PATH", "user")]
+    assert typed(conflict, "powershell", "Machine copy") == [
+        "Remove-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment' "
+        "-Name 'HIP_PATH'"]
 
 
 def test_every_windows_check_is_skipped_on_a_linux_snapshot(tmp_path):
     observations = build("windows-buildtools-cpp", tmp_path)
     observations.platform = dict(observations.platform, os="linux")
     path = tmp_path / "linux.json"
-    snapshot.save(observations, path)
+    path.write_text(snapshot.dumps(observations), encoding="utf-8")
     report = run_check(path)
     windows_checks = {"vs-cpp-workload-missing", "hiprtc-headers-missing", "dll-shadowing", "path-too-long-for-setx",
                       "hsa-override-on-windows", "windows-gpu-not-enumerated"}

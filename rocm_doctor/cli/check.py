@@ -26,11 +26,13 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
 @click.option("--online", is_flag=True, help="Also check that the package index the fixes use is reachable (network).")
 @click.option("--log", "log_file", type=click.Path(path_type=Path, dir_okay=False),
               help="Also match known error messages in this log (a traceback, AMD_LOG_LEVEL output) to their causes.")
+@click.option("--no-history", is_flag=True,
+              help="Neither compare this run with the run history nor add it there (`rocm-doctor diff`).")
 @stage_options
 @torch_timeout_option
 @command_timeout_option
 def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
-            command_timeout, log_file, collectives):
+            command_timeout, log_file, collectives, no_history):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
     from rocm_doctor.cli.progress import stage_progress
     from rocm_doctor.diagnose import Options, diagnose
@@ -50,6 +52,12 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
             report, facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
+    if from_file is None and not no_history:
+        from rocm_doctor.history.annotate import after_check
+
+        note = after_check(report, facts, add=not only and not skip)  # a partial run is no baseline
+        if note:
+            click.echo(f"rocm-doctor: note: {note}", err=True)
 
     if as_json:
         from rocm_doctor.report.json_report import render

@@ -30,6 +30,7 @@ def show(as_json):
                f" ({active.get('generated') or 'undated'})")
     if active["origin"] == "installed":
         click.echo(f"  from {active['source']}, installed {active['installed_at']}, in {active['folder']}")
+        click.echo(f"  signed by {active['signed_by']} (key {active['key_id']})")
     embedded = info["embedded"]
     click.echo(f"Embedded data: version {embedded.get('data_version') or 'unknown'} ({embedded.get('generated') or 'undated'})"
                + ("" if embedded["manifest"] else " — no data/manifest.json in this build"))
@@ -43,17 +44,24 @@ def show(as_json):
 
 @command.command("update")
 @click.option("--url", metavar="URL", help="Bundle to fetch (default: the release channel; see `data show`).")
-def update_cmd(url):
-    """Download the latest data bundle, verify its checksum and tables, and install it for this user."""
-    from rocm_doctor.knowledge import update
+@click.option("--allow-http", is_flag=True, help="Accept a plain http URL (the signature is still required).")
+@click.option("--allow-index-host", "hosts", multiple=True, metavar="HOST",
+              help="Accept wheel-index URLs on HOST too (default: only the hosts the shipped data uses).")
+def update_cmd(url, allow_http, hosts):
+    """Download the latest data bundle, verify its signature and tables, and install it for this user."""
+    from rocm_doctor.knowledge import http, update
 
     url = url or update.default_url()
+    if allow_http and url.lower().startswith("http:"):
+        click.echo("rocm-doctor: warning: fetching data over plain http: anyone on the way can see it and hold it "
+                   "back; only the signature protects it", err=True)
     try:
-        result = update.update(url)
+        result = update.update(url, allow_http=allow_http, allow_hosts=hosts)
     except update.UpdateError as exc:
-        raise DoctorUsageError(f"data update from {url} failed: {exc}; the data in use is unchanged") from None
+        raise DoctorUsageError(f"data update from {http.display_url(url)} failed: {exc}; "
+                               "the data in use is unchanged") from None
     click.echo(f"installed data version {result['data_version']} ({result['generated']}) "
-               f"with {len(result['files'])} tables in {result['folder']}")
+               f"with {len(result['files'])} tables in {result['folder']}, signed by {result['signed_by']}")
 
 
 @command.command("reset")
@@ -68,22 +76,38 @@ def reset():
 @command.command("pack")
 @click.argument("data_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True)
-def pack(data_dir, output):
-    """Release tooling: bundle DATA_DIR (with its manifest.json) into OUTPUT and OUTPUT.sha256."""
-    from rocm_doctor.knowledge import update
+@click.option("--sign", "key", type=click.Path(path_type=Path, dir_okay=False), metavar="KEY.pem",
+              help="Ed25519 private key (PKCS#8 PEM, `openssl genpkey -algorithm ed25519`) to sign with.")
+def pack(data_dir, output, key):
+    """Release tooling: bundle DATA_DIR (with its manifest.json) into OUTPUT, OUTPUT.sha256 and, with --sign,
+    OUTPUT.sig (`data update` installs only signed packs)."""
+    from rocm_doctor import safefile
+    from rocm_doctor.knowledge import signing, update
 
     try:
+        seed = signing.read_private_key(key) if key else None
         raw = update.build_bundle(data_dir)
-        update.verify(raw, update.checksum_line(raw, output.name).split()[0])  # a stale manifest fails here
-        output.write_bytes(raw)
-        output.with_name(output.name + ".sha256").write_text(update.checksum_line(raw, output.name), encoding="utf-8")
-    except (OSError, ValueError, KeyError, update.UpdateError) as exc:
+        update.verify(raw)  # a stale manifest or a pack that data update would refuse fails here
+        safefile.write(output, raw)
+        safefile.write(output.with_name(output.name + ".sha256"), update.checksum_line(raw, output.name))
+        if seed is not None:
+            safefile.write(output.with_name(output.name + signing.SUFFIX), signing.sign(raw, seed))
+    except (OSError, ValueError, KeyError, update.UpdateError, signing.SignatureError) as exc:
         raise DoctorUsageError(f"cannot pack {data_dir}: {exc}") from None
-    click.echo(f"wrote {output} and {output.name}.sha256")
+    if seed is None:
+        click.echo(f"wrote {output} and {output.name}.sha256 (unsigned: data update refuses it until it is signed)")
+        return
+    from rocm_doctor.knowledge import ed25519
+
+    public = ed25519.public_key(seed)
+    kid = signing.key_id(public)
+    trusted = signing.TRUSTED_KEYS.get(kid)
+    who = trusted["signer"] if trusted else f"not trusted yet: add public key {public.hex()} to knowledge/signing.py"
+    click.echo(f"wrote {output}, {output.name}.sha256 and {output.name}{signing.SUFFIX}; signed with key {kid} ({who})")
 
 
 def _describe() -> dict:
-    from rocm_doctor.knowledge import update
+    from rocm_doctor.knowledge import signing, update
     from rocm_doctor.knowledge.store import load
 
     manifest = update.embedded_manifest()
@@ -94,7 +118,8 @@ def _describe() -> dict:
         m = bundle.meta.get("manifest") or {}
         active = {"origin": "installed", "data_version": m.get("data_version"), "generated": m.get("generated"),
                   "source": bundle.meta.get("source"), "installed_at": bundle.meta.get("installed_at"),
-                  "folder": str(bundle.folder)}
+                  "folder": str(bundle.folder), "signed_by": signing.signer_of(bundle.meta.get("signature")),
+                  "key_id": (bundle.meta.get("signature") or {}).get("key_id")}
     else:
         active = {"origin": "embedded", **{k: embedded[k] for k in ("data_version", "generated")}}
     tables = []

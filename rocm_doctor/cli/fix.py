@@ -197,7 +197,7 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
         from rocm_doctor.fix.verify import new_environment, verify
 
         checks = sorted({c for r in effective for c in r.preview.item.checks})
-        env = new_environment(ctx, [r.preview.step for r in effective])
+        env = new_environment(ctx, [r.preview for r in effective])
         verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120)
     rechecked = {}
     if verification is not None and not verification.error:

@@ -22,11 +22,12 @@ def command():
 def diff_command(reports, as_json, output):
     """Compare node reports (from the fleet worker), fleet reports, or `rocm-doctor check --json` reports."""
     from rocm_doctor.distributed.fleet import diff, expand, render_table
+    from rocm_doctor.parsers import json_text
 
     loaded = []
     for path in reports:
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))
+            value = json_text.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise DoctorUsageError(f"{path}: not a JSON report ({exc})") from None
         if isinstance(value, dict) and "findings" in value and "kind" not in value:
@@ -46,9 +47,11 @@ def diff_command(reports, as_json, output):
     if not fleet["nodes"]:
         raise DoctorUsageError("none of the files is a node, fleet or check report")
     if output:
+        from rocm_doctor import safefile
+
         try:
-            output.write_text(json.dumps(fleet, indent=1, default=str), encoding="utf-8")
-        except OSError as exc:
-            raise DoctorUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+            safefile.write(output, json.dumps(fleet, indent=1, default=str))
+        except safefile.WriteError as exc:
+            raise DoctorUsageError(str(exc)) from None
     click.echo(json.dumps(fleet, indent=1, default=str) if as_json else render_table(fleet))
     raise SystemExit(EXIT_PROBLEMS if fleet["differences"] or fleet["finding_differences"] else EXIT_OK)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
-from rocm_doctor.cli.options import python_option
+from rocm_doctor.cli.options import Seconds, python_option
 
 CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", "norm", "pooling", "softmax",
               "embedding", "index", "sort", "fft", "rng", "sdpa", "autocast", "jit", "streams", "devices")
@@ -24,7 +24,7 @@ CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", 
               help="cuda = the GPU (also ROCm); cpu exercises the harness without a GPU.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the JSON result to this file.")
-@click.option("--case-timeout", type=click.FloatRange(min=1), default=60.0, show_default=True, metavar="SECONDS",
+@click.option("--case-timeout", type=Seconds(1), default=60.0, show_default=True, metavar="SECONDS",
               help="A case that runs longer counts as hung.")
 @click.option("--no-profile", is_flag=True, help="Do not run library attribution (torch.profiler).")
 @click.option("--no-logs", is_flag=True, help="Do not run the child with the math libraries' logging on.")
@@ -62,10 +62,12 @@ def command(as_json, only, python, device, output, case_timeout, no_profile, no_
 
     document = envelope("kernels", stage=stage, findings=[f.to_dict() for f in findings])
     if output is not None:
+        from rocm_doctor import safefile
+
         try:
-            output.write_text(json.dumps(document, indent=2, default=str), encoding="utf-8")
-        except OSError as exc:
-            raise DoctorUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+            safefile.write(output, json.dumps(document, indent=2, default=str))
+        except safefile.WriteError as exc:
+            raise DoctorUsageError(str(exc)) from None
     if as_json:
         click.echo(json.dumps(document, indent=2, default=str))
     else:

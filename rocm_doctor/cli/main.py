@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
+from typing import Optional
 
 import click
 
@@ -22,6 +25,7 @@ COMMANDS = {
     "fix": "rocm_doctor.cli.fix",
     "report": "rocm_doctor.cli.report",
     "data": "rocm_doctor.cli.data",
+    "diff": "rocm_doctor.cli.diff",
 }
 
 
@@ -52,6 +56,37 @@ def _tolerate_narrow_encodings() -> None:
             pass
 
 
+def _printing(exc: BaseException) -> bool:
+    """Whether `exc` came out of a write to the terminal streams (click.echo or rich), not from other work."""
+    tb, innermost = exc.__traceback__, ""
+    while tb is not None:
+        innermost, tb = tb.tb_frame.f_code.co_filename.replace("\\", "/"), tb.tb_next
+    return innermost.endswith(("/click/utils.py", "/rich/console.py"))
+
+
+def _stdout_failed(exc: Optional[OSError] = None) -> bool:
+    """Whether standard output lost what was written to it (a full disk, `> /dev/full`, a closed pipe); if so it
+    says so in one line and gets out of the way, so that shutting down does not fail a second time."""
+    if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # click met a closed pipe and said nothing
+        return True
+    try:
+        sys.stdout.flush()
+    except ValueError:  # closed
+        return False
+    except OSError as flush_exc:
+        exc = flush_exc
+    else:
+        if exc is None or not _printing(exc):
+            return False
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
+    if exc.errno != errno.EPIPE:
+        click.echo(f"rocm-doctor: error: cannot write to standard output: {exc.strerror or exc}", err=True)
+    return True
+
+
 def main() -> None:
     _tolerate_narrow_encodings()
     try:
@@ -59,8 +94,17 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("rocm-doctor: interrupted", err=True)
         sys.exit(130)
-    except SystemExit:
-        raise
+    except SystemExit as exc:
+        if _stdout_failed():
+            sys.exit(EXIT_CANNOT_RUN)
+        raise exc
+    except OSError as exc:
+        if _stdout_failed(exc):
+            sys.exit(EXIT_CANNOT_RUN)
+        click.echo(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
+        sys.exit(EXIT_CANNOT_RUN)
     except Exception as exc:  # last resort: never a traceback for the user
         click.echo(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
+        sys.exit(EXIT_CANNOT_RUN)
+    if _stdout_failed():
         sys.exit(EXIT_CANNOT_RUN)

@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
+import math
+
 import click
+
+
+class Seconds(click.ParamType):
+    """A timeout: a finite number of seconds, at least `minimum` (FloatRange lets `nan` and `inf` through, and a
+    wait of nan seconds never ends)."""
+
+    name = "seconds"
+
+    def __init__(self, minimum: float) -> None:
+        self.minimum = minimum
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds < self.minimum:
+            self.fail(f"{value!r} is not a finite number of seconds of at least {self.minimum:g}", param, ctx)
+        return seconds
+
 
 python_option = click.option(
     "--python",
@@ -12,7 +34,7 @@ python_option = click.option(
 )
 torch_timeout_option = click.option(
     "--torch-timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(1),
     default=60.0,
     show_default=True,
     metavar="SECONDS",
@@ -20,7 +42,7 @@ torch_timeout_option = click.option(
 )
 command_timeout_option = click.option(
     "--command-timeout",
-    type=click.FloatRange(min=0.5),
+    type=Seconds(0.5),
     default=10.0,
     show_default=True,
     metavar="SECONDS",

@@ -59,6 +59,9 @@ def command(output, fmt, no_redact, show_redactions, python, from_file, online, 
 
 
 def _write(data: dict, output: Path | None, fmt: str) -> list[Path]:
+    """Markdown gets its JSON beside it, except through a link or on a device or pipe (`-o /dev/stdout`, which
+    would put the JSON at /dev/stdout.json): those get the Markdown only."""
+    from rocm_doctor import safefile
     from rocm_doctor.report import bundle, markdown
 
     if output is None:
@@ -66,11 +69,14 @@ def _write(data: dict, output: Path | None, fmt: str) -> list[Path]:
         return []
     try:
         if fmt == "json":
-            bundle.write_atomic(output, bundle.to_json(data) + "\n")
+            safefile.write(output, bundle.to_json(data) + "\n")
+            return [output]
+        if safefile.is_stream(output) or output.is_symlink():
+            safefile.write(output, markdown.render(data))
             return [output]
         json_path = output.with_suffix(".json") if output.suffix.lower() != ".json" else output.with_name(output.name + ".full.json")
-        bundle.write_atomic(json_path, bundle.to_json(data) + "\n")
-        bundle.write_atomic(output, markdown.render(data, json_name=json_path.name))
+        safefile.write(json_path, bundle.to_json(data) + "\n")
+        safefile.write(output, markdown.render(data, json_name=json_path.name))
         return [output, json_path]
-    except OSError as exc:
-        raise DoctorUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    except safefile.WriteError as exc:
+        raise DoctorUsageError(str(exc)) from None

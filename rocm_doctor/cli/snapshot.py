@@ -17,8 +17,7 @@ from rocm_doctor.cli.options import command_timeout_option, python_option, torch
 @command_timeout_option
 def command(output, python, torch_timeout, command_timeout):
     """Write the raw observations (commands, files, env, torch probe) as a versioned JSON snapshot."""
-    import json
-
+    from rocm_doctor import safefile
     from rocm_doctor.diagnose import Options, observe
     from rocm_doctor.facts import snapshot
     from rocm_doctor.probes._target import TargetError
@@ -29,10 +28,10 @@ def command(output, python, torch_timeout, command_timeout):
     except TargetError as exc:
         raise DoctorUsageError(str(exc)) from None
     if output is None:
-        click.echo(json.dumps(snapshot.to_dict(observations), indent=1))
+        click.echo(snapshot.dumps(observations))
         return
     try:
-        snapshot.save(observations, output)
-    except OSError as exc:
-        raise DoctorUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+        safefile.write(output, snapshot.dumps(observations))
+    except safefile.WriteError as exc:
+        raise DoctorUsageError(str(exc)) from None
     click.echo(f"snapshot written to {output}", err=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import socket
 import sys
@@ -23,7 +24,20 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Optional
 
+from rocm_doctor import safefile
+
 EXIT_OK, EXIT_PROBLEMS, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+def _seconds(text: str) -> float:
+    """A finite, positive number of seconds: a wait of nan or inf seconds never ends."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite, positive number of seconds")
+    return value
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -41,13 +55,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--preset", choices=["full", "quick", "tiny"], default="quick",
                         help="sizes of the collectives sweep")
     parser.add_argument("--no-diagnose", action="store_true", help="skip the diagnosis (collectives only)")
-    parser.add_argument("--timeout", type=float, default=900.0,
+    parser.add_argument("--timeout", type=_seconds, default=900.0,
                         help="seconds the gloo group waits for the slowest node (default 900)")
-    parser.add_argument("--op-timeout", type=float, default=60.0,
+    parser.add_argument("--op-timeout", type=_seconds, default=60.0,
                         help="seconds without progress before a collective counts as hung (default 60)")
-    parser.add_argument("--startup-timeout", type=float, default=300.0,
+    parser.add_argument("--startup-timeout", type=_seconds, default=300.0,
                         help="seconds a collectives rank may take to import torch and join the group (default 300)")
-    parser.add_argument("--torch-timeout", type=float, default=60.0, help="torch probe timeout (default 60)")
+    parser.add_argument("--torch-timeout", type=_seconds, default=60.0, help="torch probe timeout (default 60)")
     return parser.parse_args(argv)
 
 
@@ -196,9 +210,13 @@ def _run(args, dist, rank, world, local_rank, node_rank) -> int:
         world_results["findings"] = [f.to_dict() for f in judge(world_results)]
     report = fleet.diff(nodes, world=world_results)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
     table = fleet.render_table(report)
-    args.output.with_suffix(".txt").write_text(table + "\n", encoding="utf-8")
+    try:
+        safefile.write(args.output, json.dumps(report, indent=1, default=str))
+        safefile.write(args.output.with_suffix(".txt"), table + "\n")
+    except safefile.WriteError as exc:
+        print(f"rocm-doctor: error: {exc}", file=sys.stderr)
+        return EXIT_CANNOT_RUN
     print(table)
     print(f"\nfleet report: {args.output} (table: {args.output.with_suffix('.txt')})")
     return EXIT_OK

@@ -13,11 +13,13 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from rocm_doctor import __version__
+from rocm_doctor.compare import fields
+from rocm_doctor.compare.engine import (STATUS_ORDER, differences as field_differences, finding_statuses, flatten, key,
+                                         status_differences)
 
 NODE_KIND = "rocm-doctor-node"
 FLEET_KIND = "rocm-doctor-fleet"
 SCHEMA = 1
-STATUS_ORDER = ("fail", "error", "warn", "info", "ok", "skip")
 BANDWIDTH_ODD = 0.8  # a node under 80% of the fleet median is odd
 
 
@@ -25,34 +27,16 @@ BANDWIDTH_ODD = 0.8  # a node under 80% of the fleet median is odd
 
 
 def summarize(facts: Any, env: Mapping[str, str], extras: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
-    """The comparable facts of one node: versions, drivers, GPUs, relevant env (pure over facts and env)."""
+    """The comparable facts of one node: versions, drivers, GPUs, relevant env (pure over facts and env). The fields
+    are those of `rocm-doctor diff` (rocm_doctor.compare.fields), so a node and a run are read the same way."""
     from rocm_doctor.distributed.envinfo import relevant_env
 
-    def get(key):
-        try:
-            return facts.get(key)
-        except Exception:
-            return None
-
     extras = dict(extras or {})
-    devices = get("torch.devices") or []
-    hip_version = get("hip.version") or {}
-    module = get("linux.amdgpu_module") or {}
-    summary = {
-        "os": get("platform.os"),
-        "kernel": get("platform.release"),
-        "python": get("python.target.version"),
-        "torch": get("torch.version"),
-        "torch_cuda": get("torch.cuda_version"),
-        "torch_hip": get("torch.hip"),
-        "rocm": hip_version.get("version") if isinstance(hip_version, dict) else None,
-        "driver_amdgpu": module.get("version") if isinstance(module, dict) else None,
-        "driver_nvidia": extras.pop("driver_nvidia", None),
-        "nccl": extras.pop("nccl", None),
-        "gpu_count": get("torch.device_count"),
-        "gpus": sorted({str(d.get("name")) for d in devices if isinstance(d, dict) and d.get("name")}) or None,
-        "env": relevant_env(env),
-    }
+    summary = fields.values(facts, ("os", "kernel", "python", "torch", "torch_cuda", "torch_hip", "rocm",
+                                    "driver_amdgpu"))
+    summary.update(driver_nvidia=extras.pop("driver_nvidia", None), nccl=extras.pop("nccl", None))
+    summary.update(fields.values(facts, ("gpu_count", "gpus")))
+    summary["env"] = relevant_env(env)
     summary.update(extras)
     return summary
 
@@ -97,47 +81,15 @@ def _names(nodes: Sequence[Mapping[str, Any]]) -> list[str]:
     return names
 
 
-def _flatten(summary: Mapping[str, Any]) -> dict[str, Any]:
-    flat = {}
-    for key, value in summary.items():
-        if key == "env" and isinstance(value, Mapping):
-            for name, text in value.items():
-                flat[f"env.{name}"] = text
-        elif isinstance(value, list):
-            flat[key] = ", ".join(map(str, value))
-        elif isinstance(value, Mapping):
-            for sub, text in value.items():
-                flat[f"{key}.{sub}"] = text
-        else:
-            flat[key] = value
-    return flat
-
-
 def _majority(values: Sequence[Any]) -> tuple[Any, bool]:
     """(most common value, whether it is a strict majority-by-count winner)."""
-    counts = Counter(map(_key, values)).most_common()
+    counts = Counter(map(key, values)).most_common()
     if not counts:
         return None, False
     top = counts[0]
     unique = len(counts) == 1 or counts[1][1] < top[1]
-    value = next(v for v in values if _key(v) == top[0])
+    value = next(v for v in values if key(v) == top[0])
     return value, unique
-
-
-def _key(value: Any) -> str:
-    return repr(value)
-
-
-def finding_statuses(report: Mapping[str, Any]) -> dict[str, str]:
-    """check id -> worst status over its findings."""
-    worst: dict[str, str] = {}
-    for f in report.get("findings") or []:
-        check, status = f.get("check") or f.get("id"), f.get("status")
-        if check is None or status not in STATUS_ORDER:
-            continue
-        if check not in worst or STATUS_ORDER.index(status) < STATUS_ORDER.index(worst[check]):
-            worst[check] = status
-    return worst
 
 
 def _bandwidth(node: Mapping[str, Any]) -> dict[str, float]:
@@ -154,30 +106,21 @@ def diff(inputs: Iterable[Mapping[str, Any]], world: Optional[Mapping[str, Any]]
     """The fleet report over node reports: fields that differ, findings that differ, bandwidth, odd nodes."""
     nodes = expand(inputs)
     names = _names(nodes)
-    flats = [_flatten(n.get("summary") or {}) for n in nodes]
-    fields = sorted({k for f in flats for k in f})
+    differing, same = field_differences([flatten(n.get("summary") or {}) for n in nodes])
     differences = []
     odd_count: Counter = Counter()
     odd_why: dict[str, list[str]] = {name: [] for name in names}
-    for field in fields:
-        values = [f.get(field) for f in flats]
-        if len({_key(v) for v in values}) <= 1:
-            continue
+    for field, values in differing:
         majority, unique = _majority(values)
-        odd = [names[i] for i, v in enumerate(values) if unique and _key(v) != _key(majority)]
+        odd = [names[i] for i, v in enumerate(values) if unique and key(v) != key(majority)]
         for name in odd:
             odd_count[name] += 1
             odd_why[name].append(f"{field}={values[names.index(name)]!r} (others: {majority!r})")
         differences.append({"field": field, "values": dict(zip(names, values)),
                             "majority": majority if unique else None, "odd": odd})
 
-    statuses = [finding_statuses(n.get("report") or {}) for n in nodes]
-    checks = sorted({c for s in statuses for c in s})
     finding_diffs = []
-    for check in checks:
-        values = [s.get(check, "absent") for s in statuses]
-        if len(set(values)) <= 1:
-            continue
+    for check, values in status_differences([finding_statuses(n.get("report") or {}) for n in nodes]):
         majority, unique = _majority(values)
         odd = [names[i] for i, v in enumerate(values) if unique and v != majority]
         for name in odd:
@@ -219,7 +162,7 @@ def diff(inputs: Iterable[Mapping[str, Any]], world: Optional[Mapping[str, Any]]
         "bandwidth": bandwidth,
         "odd_nodes": odd_nodes,
         "world_collectives": dict(world) if world else None,
-        "same": [f for f in fields if f not in {d["field"] for d in differences}],
+        "same": same,
         "node_reports": nodes,
     }
 

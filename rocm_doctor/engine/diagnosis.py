@@ -29,11 +29,17 @@ class RootCause:
     symptoms: list[str] = field(default_factory=list)  # ids of the findings it explains, directly or not
     plan: list[str] = field(default_factory=list)  # step ids, in order
     alternatives: list[dict[str, Any]] = field(default_factory=list)
+    # set from the run history: the last earlier run without this problem (date, run) and what changed since
+    # in the facts its check needs (changes)
+    new_since: Optional[dict[str, Any]] = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"finding": self.finding.id, "check": self.finding.check, "status": self.finding.status.value,
-                "title": self.finding.title, "message": self.finding.message, "symptoms": list(self.symptoms),
-                "plan": list(self.plan), "alternatives": [dict(a) for a in self.alternatives]}
+        out = {"finding": self.finding.id, "check": self.finding.check, "status": self.finding.status.value,
+               "title": self.finding.title, "message": self.finding.message, "symptoms": list(self.symptoms),
+               "plan": list(self.plan), "alternatives": [dict(a) for a in self.alternatives]}
+        if self.new_since is not None:
+            out["new_since"] = dict(self.new_since)
+        return out
 
 
 @dataclass

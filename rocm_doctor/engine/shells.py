@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ntpath
 import posixpath
+import re
 import shlex
 from typing import Mapping, Optional
 
@@ -58,9 +59,14 @@ def quote(shell: str, text: str) -> str:
     return shlex.quote(text)
 
 
+# Words PowerShell hands to a program as written; quoting one that starts with "-" would turn a script's parameter
+# name (-Arch) into a plain argument.
+_PS_BARE = re.compile(r"[A-Za-z0-9_./:\\+=-]+")
+
+
 def command_line(shell: str, argv: list[str]) -> str:
     """argv as one line to paste into `shell`."""
-    words = [quote(shell, a) for a in argv]
+    words = [a if shell == "powershell" and _PS_BARE.fullmatch(a) else quote(shell, a) for a in argv]
     if shell == "powershell" and words and words[0].startswith("'"):
         return "& " + " ".join(words)  # a quoted program path needs the call operator
     return " ".join(words)
@@ -162,12 +168,32 @@ def registry_lines(shell: str, scope: str, name: str, value: Optional[str], expa
     return [f'reg add "{key}" /v {name} /t {kind} /d {quote("cmd", value)} /f']
 
 
+def registry_step_lines(step: S.Step, shell: str, scope: Optional[str] = None) -> list[str]:
+    """An environment step done by hand on a registry Environment key (PowerShell or cmd): set or delete the value,
+    or edit a list variable in place, read unexpanded and written back expandable, so the key's other entries and
+    their %VARIABLES% stay as they were."""
+    scope = scope or step.scope
+    if isinstance(step, S.SetEnv):
+        return registry_lines(shell, scope, step.name, step.value, "%" in step.value)
+    if isinstance(step, S.UnsetEnv):
+        return registry_lines(shell, scope, step.name, None, False)
+    ps_key = quote("powershell", "HKCU:\\Environment" if scope == "user" else "HKLM:\\" + HKLM_ENV[5:])
+    name, entry = quote("powershell", step.name), quote("powershell", step.entry)
+    keep = f"@($raw -split ';' | Where-Object {{ $_ -and $_.TrimEnd('\\') -ne {entry}.TrimEnd('\\') }})"
+    value = f"(@({entry}) + {keep}) -join ';'" if isinstance(step, S.PathPrepend) else f"{keep} -join ';'"
+    script = (f"$raw = (Get-Item {ps_key}).GetValue({name}, '', 'DoNotExpandEnvironmentNames'); "
+              f"Set-ItemProperty -Path {ps_key} -Name {name} -Type ExpandString -Value ({value})")
+    # from cmd through PowerShell: the script holds single quotes only
+    return [script] if shell == "powershell" else [f'powershell -NoProfile -Command "{script}"']
+
+
 def print_lines(step: S.Step, shell: str) -> list[str]:
     """The command lines for a step fix does not run itself (pip without --allow-install, sudo, installers)."""
     argv = getattr(step, "argv", None)
     if callable(argv):
-        line = command_line(shell, argv())
-        if isinstance(step, S.AddUserToGroup) and step.user == "$USER":
+        words = argv()
+        line = command_line(shell, words)
+        if "$USER" in words:
             # $USER must expand in the user's shell, so leave it unquoted.
             line = line.replace(quote(shell, "$USER"), "$USER")
         return [line]

@@ -12,6 +12,7 @@ from typing import Any
 
 from rocm_doctor import __version__
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.parsers import json_text
 
 FORMAT = "rocm-doctor-snapshot"
 VERSION = 1
@@ -32,11 +33,8 @@ def to_dict(observations: Observations) -> dict[str, Any]:
     }
 
 
-def save(observations: Observations, path: Path) -> None:
-    text = json.dumps(to_dict(observations), indent=1, sort_keys=False)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+def dumps(observations: Observations) -> str:
+    return json.dumps(to_dict(observations), indent=1, sort_keys=False)
 
 
 def from_dict(raw: Any, source: str = "snapshot") -> Observations:
@@ -69,7 +67,9 @@ def load(path: Path) -> Observations:
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        raw = json.loads(text)
+        raw = json_text.loads(text)
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{path} is not valid JSON (corrupt or truncated at line {exc.lineno}, column {exc.colno})") from None
+    except json_text.TooDeep as exc:
+        raise SnapshotError(f"{path} is not a snapshot this rocm-doctor reads: {exc}") from None
     return from_dict(raw, source=str(path))

@@ -258,9 +258,7 @@ def _registry_manual(step: S._EnvStep, ctx: Context, new: Optional[RegValue]) ->
 def _machine_lines(step: S._EnvStep, ctx: Context, new: Optional[str]) -> list[str]:
     if ctx.windows:
         shell = ctx.shell if ctx.shell in ("powershell", "cmd") else "powershell"
-        value = None if isinstance(step, S.UnsetEnv) else (step.value if isinstance(step, S.SetEnv) else new)
-        lines = shells.registry_lines(shell, "machine", step.name, value, bool(value and "%" in value))
-        return [f"(as administrator) {line}" for line in lines]
+        return [f"(as administrator) {line}" for line in shells.registry_step_lines(step, shell, "machine")]
     if isinstance(step, S.SetEnv):
         return [f"echo {shells.quote('sh', f'{step.name}={step.value}')} | sudo tee -a /etc/environment"]
     if isinstance(step, S.UnsetEnv):

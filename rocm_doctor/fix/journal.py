@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from rocm_doctor import safefile
+
 JOURNAL = "journal.jsonl"
 
 
@@ -76,23 +78,17 @@ class Journal:
         record = {"time": now(), **record}
         line = json.dumps(record, sort_keys=True, default=str) + "\n"
         try:
-            with open(self.path, "a", encoding="utf-8") as handle:
-                handle.write(line)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except OSError as exc:
-            raise JournalError(f"cannot write the fix journal {self.path}: {exc.strerror or exc}") from None
+            safefile.append(self.path, line)
+        except safefile.WriteError as exc:
+            raise JournalError(f"fix journal: {exc}") from None
 
     def backup(self, seq: int, name: str, data: bytes) -> str:
         """Copy `data` into backups/ (fsynced) and return its name relative to the run folder."""
         rel = f"backups/{seq:03d}-{name}"
         try:
-            with open(self.folder / rel, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except OSError as exc:
-            raise JournalError(f"cannot back up {name} into {self.folder}: {exc.strerror or exc}; nothing was changed") from None
+            safefile.create(self.folder / rel, data)
+        except safefile.WriteError as exc:
+            raise JournalError(f"backup of {name}: {exc}; nothing was changed") from None
         return rel
 
     def read_backup(self, rel: str) -> bytes:

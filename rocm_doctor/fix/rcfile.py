@@ -3,8 +3,8 @@
 Everything outside `# >>> rocm-doctor >>>` ... `# <<< rocm-doctor <<<` is preserved byte for byte (line endings,
 a missing final newline, odd bytes). Inside, each entry is a key line (`# rocm-doctor: ["env", "NAME"]`) followed
 by its shell code; setting the same key again replaces the entry, so the block is never duplicated and applying the
-same step twice changes nothing. Files are written to a temporary file next to them and atomically renamed, so an
-interrupted write leaves the old file or the new one, never half of each.
+same step twice changes nothing. Files are written through rocm_doctor.safefile (a temporary file beside them,
+atomically renamed), so an interrupted write leaves the old file or the new one, never half of each.
 """
 
 from __future__ import annotations
@@ -12,14 +12,18 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Optional
+
+from rocm_doctor import safefile
 
 BEGIN = "# >>> rocm-doctor >>>"
 END = "# <<< rocm-doctor <<<"
 HEADER = "# Managed by `rocm-doctor fix`; `rocm-doctor fix --undo` reverts it. Edits inside may be overwritten."
 KEY_PREFIX = "# rocm-doctor: "
+# In a file with Windows line endings the shell reads each line's \r into its last word (HSA_OVERRIDE_GFX_VERSION
+# becomes "10.3.0\r", which the runtime rejects); a trailing comment takes the \r instead.
+CR_GUARD = " #"
 
 
 class RcFileError(OSError):
@@ -71,7 +75,7 @@ def entries(text: str) -> list[tuple[list, str]]:
         return []
     out: list[tuple[list, str]] = []
     for line in _lines(body)[1:-1]:
-        bare = line.rstrip("\r\n")
+        bare = _code_line(line)
         if bare.startswith(KEY_PREFIX):
             try:
                 key = json.loads(bare[len(KEY_PREFIX) :])
@@ -84,11 +88,22 @@ def entries(text: str) -> list[tuple[list, str]]:
     return out
 
 
+def _code_line(line: str) -> str:
+    """A block line as the shell runs it: a carriage return before the line break is part of it, unless the
+    guard takes it."""
+    bare = line[:-1] if line.endswith("\n") else line
+    if bare.startswith("#"):
+        return bare.rstrip("\r")
+    if bare.endswith(CR_GUARD + "\r"):
+        return bare[: -len(CR_GUARD) - 1]
+    return bare
+
+
 def render_block(items: list[tuple[list, str]], nl: str) -> str:
     lines = [BEGIN, HEADER]
     for key, code in items:
         lines.append(KEY_PREFIX + json.dumps(key))
-        lines.extend(code.split("\n"))
+        lines.extend(line.rstrip("\r") + (CR_GUARD if nl == "\r\n" else "") for line in code.split("\n"))
     lines.append(END)
     return nl.join(lines) + nl
 
@@ -128,11 +143,15 @@ def replace_block(text: str, block: Optional[str]) -> str:
 
 
 def read(path: Path) -> Optional[bytes]:
-    """The file's bytes, or None when it does not exist."""
+    """The file's bytes, or None when it does not exist; a FIFO or device there is refused (reading would block)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise RcFileError(f"{path} is not a regular file (a pipe or device); nothing was changed")
         return path.read_bytes()
     except FileNotFoundError:
         return None
+    except RcFileError:
+        raise
     except OSError as exc:
         raise RcFileError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -164,28 +183,13 @@ def _existing_parent(folder: Path) -> Path:
 
 
 def atomic_write(path: Path, data: bytes, mode: Optional[int] = None) -> None:
-    """Replace `path` with `data` via a temporary file in the same folder and os.replace."""
-    target = real_target(path)
+    """Replace `path` (through its symlinks) with `data` atomically; a device or FIFO there is refused."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if mode is None:
-            mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".rocm-doctor-tmp", dir=target.parent)
+        real_target(path).parent.mkdir(parents=True, exist_ok=True)
+        safefile.write(path, data, mode=mode, stream=False)
     except OSError as exc:
-        raise RcFileError(f"cannot write {path}: {exc.strerror or exc}; nothing was changed") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise RcFileError(f"cannot write {path}: {exc.strerror or exc}; it was left unchanged") from None
+        raise RcFileError(f"{exc}; it was left unchanged" if isinstance(exc, safefile.WriteError)
+                          else f"cannot write {path}: {exc.strerror or exc}; nothing was changed") from None
 
 
 def remove(path: Path) -> None:

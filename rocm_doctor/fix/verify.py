@@ -2,20 +2,26 @@
 
 The doctor's own process keeps its old environment (and never imports torch), so the check runs as
 `<sys.executable> -m rocm_doctor check --json --only <ids>` with the process environment plus the applied
-environment changes, through the one runner.
+environment changes, through the one runner. What an rc file sets is read back from the user's shell running the
+managed block as written (its bytes and line endings), not from what the step meant to set.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Optional
 
 from rocm_doctor.engine import runner
 from rocm_doctor.engine import remedy as S
-from rocm_doctor.fix.changes import Context, env_after
+from rocm_doctor.fix import rcfile
+from rocm_doctor.fix.changes import Context, FileWrite, Preview, env_after
+
+_DUMP = 'exec "$ROCM_DOCTOR_PYTHON" -c "import json, os, sys; sys.stdout.write(json.dumps(dict(os.environ)))"'
 
 
 @dataclass
@@ -42,11 +48,44 @@ def is_fixed(status: str) -> bool:
     return status in ("ok", "info", "skip", RESOLVED)
 
 
-def new_environment(ctx: Context, applied_steps: Iterable[S.Step]) -> dict:
-    env = dict(ctx.env)
-    for step in applied_steps:
+def new_environment(ctx: Context, applied: Iterable[Preview]) -> dict:
+    """The environment of a new shell: the steps' effects, then what each rc file really sets for their names."""
+    env, names = dict(ctx.env), {}
+    for preview in applied:
+        step = preview.step
         if isinstance(step, (S.SetEnv, S.UnsetEnv, S.PathPrepend, S.PathRemove)):
             env = env_after(step, env, ctx)
+            if isinstance(preview.write, FileWrite):
+                names.setdefault(preview.write.path, set()).add(step.name)
+    for path, touched in names.items():
+        shell_env = read_back(ctx, path)
+        for name in touched if shell_env is not None else ():
+            if name in shell_env:
+                env[name] = shell_env[name]
+            else:
+                env.pop(name, None)
+    return env
+
+
+def read_back(ctx: Context, path: Path, timeout_s: float = 30.0) -> Optional[dict]:
+    """The environment the user's shell has after running the managed block of `path` as it is on disk, or None
+    when that shell is not installed here or fails (the steps' computed effects stand then)."""
+    shell = shutil.which(ctx.rc_shell)
+    try:
+        block = rcfile.block_text(rcfile.decode(rcfile.read(path) or b""))
+    except rcfile.RcFileError:
+        return None
+    if shell is None or block is None:
+        return None
+    result = runner.run([shell, "-c", block + "\n" + _DUMP], timeout=timeout_s,
+                        env={**ctx.env, "ROCM_DOCTOR_PYTHON": sys.executable}, cwd=tempfile.gettempdir())
+    try:
+        env = json.loads(result.stdout) if result.ok else None
+    except ValueError:
+        return None
+    if not isinstance(env, dict):
+        return None
+    env.pop("ROCM_DOCTOR_PYTHON", None)
     return env
 
 

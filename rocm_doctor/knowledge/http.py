@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Optional
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
 
@@ -40,8 +40,22 @@ class Response:
     elapsed_s: float
 
 
+class HttpsOnlySession(requests.Session):
+    """Follows a redirect only to another https URL: the check runs before the request to the new place is sent."""
+
+    def get_redirect_target(self, resp):
+        target = super().get_redirect_target(resp)
+        if target is not None:
+            scheme = urlsplit(urljoin(resp.url, target)).scheme.lower()
+            if scheme != "https":
+                raise HttpError("insecure", f"{display_url(resp.url)} redirects to a {scheme or 'relative'} URL; "
+                                            "only https is followed")
+        return target
+
+
 def get(url: str, limits: Limits = Limits(), session: Optional[requests.Session] = None) -> Response:
-    """The body of a 2xx answer, or HttpError. Redirects are followed (within the same limits)."""
+    """The body of a 2xx answer, or HttpError. Redirects are followed (within the same limits; with an
+    HttpsOnlySession, only to https)."""
     session = session or requests.Session()
     started = time.monotonic()
     try:

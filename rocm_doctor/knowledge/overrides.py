@@ -3,27 +3,33 @@ value belongs to the target's family (data/overrides.json)."""
 
 from __future__ import annotations
 
-import re
-
 from rocm_doctor.knowledge.store import load
+from rocm_doctor.parsers import hsa_override
 from rocm_doctor.parsers.gfx import base_gfx, from_override, to_override
 
-_FIELDS = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+_TRAILING = {"\r": "a carriage return (the file that sets it has Windows line endings)", "\n": "a line break",
+             " ": "a space", "\t": "a tab"}
 
 
 def parse(value) -> tuple[tuple | None, str | None]:
-    """"10.3.0" → ((10, 3, 0), None); malformed → (None, why). All fields decimal (limits in overrides.json)."""
-    text = str(value or "").strip()
-    match = _FIELDS.match(text)
-    if match is None:
-        gfx = base_gfx(text) or base_gfx("gfx" + text)
-        hint = f"; for {gfx} write {to_override(gfx)}" if gfx and to_override(gfx) else ""
-        return None, f"{text!r} is not MAJOR.MINOR.STEPPING (three decimal numbers, e.g. 10.3.0){hint}"
-    fields = tuple(int(part) for part in match.groups())
+    """"10.3.0" → ((10, 3, 0), None); what libhsakmt rejects → (None, why). The grammar is libhsakmt's sscanf
+    (parsers/hsa_override.py): leading white space and a `+` pass, anything after the stepping does not."""
+    text = value if isinstance(value, str) else str(value or "")
+    fields = hsa_override.scan(text)
+    if fields is None:
+        return None, f"{text!r} is not MAJOR.MINOR.STEPPING (three decimal numbers, e.g. 10.3.0){_hint(text)}"
     limits = load("overrides.json")["format"]["limits"]
     if fields[0] > limits["major"] or fields[1] > limits["minor"] or fields[2] > limits["stepping"]:
         return None, f"{text!r} is out of range (major <= {limits['major']}, minor and stepping <= 255)"
     return fields, None
+
+
+def _hint(text: str) -> str:
+    stripped = text.rstrip(" \t\r\n")
+    if stripped != text and hsa_override.scan(stripped) is not None:
+        return f"; the runtime rejects it because of the trailing {_TRAILING.get(text[len(stripped)], 'white space')}"
+    gfx = base_gfx(text.strip()) or base_gfx("gfx" + text.strip())
+    return f"; for {gfx} write {to_override(gfx)}" if gfx and to_override(gfx) else ""
 
 
 def target_of(value) -> str | None:

@@ -10,6 +10,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from rocm_doctor import safefile
+
 TABLES = ("gpu_catalog.json", "rocm_support_linux.json", "support_windows.json", "torch_wheels.json",
           "overrides.json", "error_signatures.json")
 
@@ -27,7 +29,7 @@ def build_manifest(data_dir: Path, generated: str | None = None) -> dict:
 
 def write_manifest(data_dir: Path, generated: str | None = None) -> Path:
     path = data_dir / "manifest.json"
-    path.write_text(json.dumps(build_manifest(data_dir, generated), indent=1) + "\n", encoding="utf-8")
+    safefile.write(path, json.dumps(build_manifest(data_dir, generated), indent=1) + "\n", stream=False)
     return path
 
 

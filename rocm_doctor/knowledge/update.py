@@ -1,10 +1,11 @@
 """Fresh support data without a new release: download a data bundle, verify it, install it in the user's data
 folder atomically; the knowledge store then reads it before the embedded tables (docs/report.md, "Data updates").
 
-Trust model: the bundle's sha256 is published beside it (URL.sha256, `sha256sum` format) and the manifest inside
-lists a sha256 per table. That catches truncation, corruption and mismatched uploads; it is not a signature, so it
-trusts the HTTPS origin of the release channel. Anything wrong leaves the installed data (or the embedded one)
-in place.
+Trust model: a bundle is installed only when its detached signature (URL.sig, knowledge/signing.py) verifies
+with a key shipped in this package, then its manifest's sha256 per table, its shape and its meaning
+(knowledge/pack_checks.py) pass. It is fetched over https only (an http URL needs allow_http; a redirect to
+another scheme is refused). An installed bundle without a trusted signer is ignored. Anything wrong leaves the
+installed data (or the embedded one) in place.
 """
 
 from __future__ import annotations
@@ -20,10 +21,14 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
+from urllib.parse import urlsplit
 
-from rocm_doctor import __version__
-from rocm_doctor.knowledge import http
+import requests
+
+from rocm_doctor import __version__, safefile
+from rocm_doctor.knowledge import http, pack_checks, signing
+from rocm_doctor.parsers import json_text
 
 # The release channel. Placeholder domain of the project: set ROCM_DOCTOR_DATA_URL or pass --url to use another.
 DEFAULT_URL = "https://rocm-doctor.dev/data/v1/rocm-doctor-data.json"
@@ -101,8 +106,9 @@ def required_files() -> list[str]:
 
 
 def data_version(manifest: Optional[dict[str, Any]]) -> tuple[int, ...]:
-    text = str((manifest or {}).get("data_version") or (manifest or {}).get("generated") or "")
-    return tuple(int(n) for n in re.findall(r"\d+", text))
+    """The manifest's data_version as numbers for ordering; () for one that is not well formed."""
+    match = pack_checks.VERSION.fullmatch(str((manifest or {}).get("data_version") or ""))
+    return tuple(int(n) for n in match.groups() if n is not None) if match else ()
 
 
 # -- the installed bundle -------------------------------------------------------------------------------------
@@ -119,7 +125,10 @@ def installed(data_dir: Optional[Path] = None) -> Optional[Installed]:
         return None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or not isinstance(meta.get("files"), dict):
         return None
-    if data_version(meta.get("manifest")) < data_version(embedded_manifest()):
+    if signing.signer_of(meta.get("signature")) is None:
+        return None  # unsigned (an earlier rocm-doctor installed it) or signed by a key no longer trusted
+    installed_version = data_version(meta.get("manifest"))
+    if not installed_version or installed_version < data_version(embedded_manifest()):
         return None  # this rocm-doctor ships newer data than the download
     return Installed(folder=folder, meta=meta)
 
@@ -154,21 +163,16 @@ def checksum_line(raw: bytes, filename: str) -> str:
     return f"{hashlib.sha256(raw).hexdigest()}  {filename}\n"
 
 
-def parse_checksum(text: str) -> str:
-    match = re.search(r"\b([0-9a-fA-F]{64})\b", text)
-    if not match:
-        raise UpdateError("the published .sha256 file holds no SHA-256 checksum")
-    return match.group(1).lower()
+def allowed_hosts(extra: Iterable[str] = ()) -> set[str]:
+    """Hosts a pack's URLs may name: the known wheel hosts, those of the embedded tables, and `extra`."""
+    embedded = [json.loads(text) for name in required_files() if (text := embedded_text(name))]
+    return set(pack_checks.KNOWN_HOSTS) | pack_checks.hosts_of(embedded) | {h.lower() for h in extra}
 
 
-def verify(raw: bytes, expected_sha256: str) -> dict[str, Any]:
-    """The parsed bundle, or UpdateError naming the first thing wrong with it."""
-    actual = hashlib.sha256(raw).hexdigest()
-    if actual != expected_sha256.lower():
-        raise UpdateError(f"checksum mismatch: the download has sha256 {actual[:16]}…, the channel publishes "
-                          f"{expected_sha256[:16]}… (corrupt or partial download)")
+def verify(raw: bytes, extra_hosts: Iterable[str] = ()) -> dict[str, Any]:
+    """The parsed bundle, or UpdateError naming the first thing wrong with it (its signature is checked apart)."""
     try:
-        bundle = json.loads(raw.decode("utf-8"))
+        bundle = json_text.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise UpdateError(f"the bundle is not valid JSON ({exc})") from None
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
@@ -179,12 +183,18 @@ def verify(raw: bytes, expected_sha256: str) -> dict[str, Any]:
     manifest, files = bundle.get("manifest"), bundle.get("files")
     if not isinstance(manifest, dict) or not isinstance(files, dict):
         raise UpdateError("the bundle has no manifest or no files")
+    why = pack_checks.version_problem(manifest)
+    if why:
+        raise UpdateError(why)
     listed = manifest_files(manifest)
     for name in required_files():
         if name not in files:
             raise UpdateError(f"the bundle lacks the required table {name}")
-    for name, text in files.items():
-        _check_table(name, text, listed.get(name))
+    tables = {name: _check_table(name, text, listed.get(name)) for name, text in files.items()}
+    wrong = pack_checks.problems(tables, allowed_hosts(extra_hosts))
+    if wrong:
+        more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
+        raise UpdateError(f"{wrong[0]}{more}")
     return bundle
 
 
@@ -200,7 +210,7 @@ def _check_tool_version(required: Any) -> None:
         raise UpdateError(f"the bundle names an unreadable tool version {required!r}") from None
 
 
-def _check_table(name: str, text: Any, sha: Optional[str]) -> None:
+def _check_table(name: str, text: Any, sha: Optional[str]) -> Any:
     if not NAME.match(name) or name == MANIFEST or name.endswith(".schema.json"):
         raise UpdateError(f"the bundle holds a file it may not install: {name!r}")
     if not isinstance(text, str):
@@ -208,10 +218,11 @@ def _check_table(name: str, text: Any, sha: Optional[str]) -> None:
     if not sha or hashlib.sha256(text.encode("utf-8")).hexdigest() != sha:
         raise UpdateError(f"{name} does not match the sha256 its manifest lists")
     try:
-        value = json.loads(text)
+        value = json_text.loads(text)
     except ValueError as exc:
         raise UpdateError(f"{name} is not valid JSON ({exc})") from None
     _check_shape(name, value)
+    return value
 
 
 def _check_shape(name: str, value: Any) -> None:
@@ -239,7 +250,8 @@ def _check_shape(name: str, value: Any) -> None:
 
 
 # -- installing -------------------------------------------------------------------------------------------------
-def install(bundle: dict[str, Any], sha256: str, source: str, data_dir: Optional[Path] = None) -> Path:
+def install(bundle: dict[str, Any], sha256: str, source: str, data_dir: Optional[Path] = None,
+            signature: Optional[dict[str, Any]] = None) -> Path:
     """Write the tables into a new folder, then switch the pointer with one atomic rename."""
     data_dir = data_dir or user_data_dir()
     bundles = data_dir / "bundles"
@@ -249,13 +261,13 @@ def install(bundle: dict[str, Any], sha256: str, source: str, data_dir: Optional
         hashes = {}
         for name, text in bundle["files"].items():
             raw = text.encode("utf-8")
-            _write_synced(staging / name, raw)
+            safefile.create(staging / name, raw, mode=0o644)
             hashes[name] = hashlib.sha256(raw).hexdigest()
-        _write_synced(staging / MANIFEST, json.dumps(bundle["manifest"], indent=1).encode("utf-8"))
+        safefile.create(staging / MANIFEST, json.dumps(bundle["manifest"], indent=1), mode=0o644)
         meta = {"format": FORMAT, "source": http.display_url(source), "sha256": sha256,
                 "installed_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "manifest": bundle["manifest"], "files": hashes}
-        _write_synced(staging / INSTALLED, json.dumps(meta, indent=1).encode("utf-8"))
+                "manifest": bundle["manifest"], "files": hashes, "signature": signature}
+        safefile.create(staging / INSTALLED, json.dumps(meta, indent=1), mode=0o644)
         final = bundles / sha256[:16]
         if (final / INSTALLED).exists():
             shutil.rmtree(staging)  # the same bundle again: keep the complete copy, just point at it
@@ -265,18 +277,9 @@ def install(bundle: dict[str, Any], sha256: str, source: str, data_dir: Optional
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    pointer_tmp = data_dir / f".{POINTER}.tmp"
-    _write_synced(pointer_tmp, final.name.encode("utf-8"))
-    os.replace(pointer_tmp, data_dir / POINTER)
+    safefile.write(data_dir / POINTER, final.name, stream=False)
     _prune(bundles, keep=final.name)
     return final
-
-
-def _write_synced(path: Path, raw: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(raw)
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 def _prune(bundles: Path, keep: str) -> None:
@@ -297,18 +300,34 @@ def uninstall(data_dir: Optional[Path] = None) -> bool:
 
 
 # -- the whole update ---------------------------------------------------------------------------------------------
-def update(url: str, data_dir: Optional[Path] = None, limits: http.Limits = LIMITS) -> dict[str, Any]:
-    """Download, verify, install. Returns what was installed; raises UpdateError (old data untouched)."""
+def update(url: str, data_dir: Optional[Path] = None, limits: http.Limits = LIMITS, allow_http: bool = False,
+           allow_hosts: Iterable[str] = ()) -> dict[str, Any]:
+    """Download, check the signature, verify, install. Returns what was installed; raises UpdateError (old data
+    untouched)."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme != "https" and not (allow_http and scheme == "http"):
+        raise UpdateError(f"{http.display_url(url)} is not an https URL"
+                          + ("; plain http needs --allow-http" if scheme == "http" else ""))
+    session = requests.Session() if allow_http else http.HttpsOnlySession()
     try:
-        raw = http.get(url, limits).body
-        checksum_limits = http.Limits(limits.connect_s, limits.read_s, limits.deadline_s, max_bytes=4096)
-        expected = parse_checksum(http.get(url + ".sha256", checksum_limits).body.decode("utf-8", errors="replace"))
+        raw = http.get(url, limits, session).body
+        small = http.Limits(limits.connect_s, limits.read_s, limits.deadline_s, max_bytes=4096)
+        signature_text = http.get(url + signing.SUFFIX, small, session).body.decode("utf-8", errors="replace")
     except http.HttpError as exc:
         raise UpdateError(str(exc)) from None
-    bundle = verify(raw, expected)
+    try:
+        signer = signing.check(raw, signature_text)
+    except signing.SignatureError as exc:
+        raise UpdateError(str(exc)) from None
+    bundle = verify(raw, allow_hosts)
     new, embedded = data_version(bundle["manifest"]), data_version(embedded_manifest())
     if new < embedded:
         raise UpdateError("the downloaded data is older than the data built into this rocm-doctor; nothing installed")
-    folder = install(bundle, expected, url, data_dir)
+    sha256 = hashlib.sha256(raw).hexdigest()
+    try:
+        folder = install(bundle, sha256, url, data_dir, signer)
+    except OSError as exc:
+        raise UpdateError(f"cannot install into {data_dir or user_data_dir()}: {exc.strerror or exc}") from None
     return {"folder": str(folder), "data_version": bundle["manifest"].get("data_version"),
-            "generated": bundle["manifest"].get("generated"), "sha256": expected, "files": sorted(bundle["files"])}
+            "generated": bundle["manifest"].get("generated"), "sha256": sha256, "files": sorted(bundle["files"]),
+            "signed_by": signer["signer"], "key_id": signer["key_id"]}

@@ -1,9 +1,10 @@
-"""Which PyTorch wheel index builds a gfx target natively (download.pytorch.org for Linux, AMD TheRock per family or
-multi-arch, Windows), whether an arch list covers a target, and the exact pip command for the target interpreter."""
+"""Which PyTorch wheel index builds a gfx target natively (download.pytorch.org for Linux, else AMD TheRock's
+multi-arch index with the target's device extra), which CUDA index has a torch release, and whether an arch list
+covers a target."""
 
 from __future__ import annotations
 
-import shlex
+import re
 
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers.gfx import base_gfx, is_generic
@@ -14,14 +15,15 @@ def latest_rocm_index() -> str:
     return table["index_base"] + table["releases"][-1]["rocm_index"]
 
 
-def cuda_index() -> str:
+def cuda_index(torch_version: str | None = None) -> str:
+    """The download.pytorch.org CUDA index that builds this torch release ("2.9.1+cpu" -> its newest Stable CUDA,
+    cu128); a release missing from the table (or none given) gets the newest release's: an index has only the torch
+    releases built for its CUDA version."""
     table = load("torch_wheels.json")
-    return table["index_base"] + table["cuda_default_index"]
-
-
-def pip_install_command(python: str, index_url: str, packages: str = "torch") -> str:
-    quoted = f'"{python}"' if " " in python else shlex.quote(python)
-    return f"{quoted} -m pip install --force-reinstall {packages} --index-url {index_url}"
+    match = re.match(r"\s*(\d+\.\d+)", str(torch_version or ""))
+    rows = table["releases"]
+    row = next((r for r in rows if match and r["torch"] == match.group(1)), rows[-1])
+    return table["index_base"] + row["cuda_indexes"][-1]
 
 
 def covers(arch_list, gfx: str) -> bool:
@@ -54,21 +56,15 @@ def torch_versions(index: str) -> list[str]:
     return [row["torch"] for row in load("torch_wheels.json")["releases"] if row["rocm_index"] == index]
 
 
-def therock_family(gfx: str) -> dict | None:
-    """The AMD TheRock per-family index that builds `gfx` ({"family", "targets", "index", "windows", ...}), or None."""
-    therock = load("torch_wheels.json")["therock"]
-    base = base_gfx(gfx)
-    family = next((fam for fam in therock["families"] if base in fam["targets"]), None)
-    return dict(family, index=therock["index_base"] + family["family"] + "/") if family else None
-
-
-def therock_multi_arch(gfx: str, stable: bool = False) -> dict | None:
-    """The multi-arch index and the pip requirement for `gfx` ({"index", "torch", "rocm"}), or None if not a TheRock target."""
+def therock_multi_arch(gfx: str) -> dict | None:
+    """AMD TheRock's multi-arch index for `gfx` and its pip requirements ({"index", "channel", "torch", "rocm"}): the
+    stable index where it publishes the target, else the nightly one; None if TheRock has no device extra for it."""
     multi = load("torch_wheels.json")["therock"]["multi_arch"]
     base = base_gfx(gfx)
     if base not in multi["targets"]:
         return None
-    return {"index": multi["stable" if stable else "nightly"], "torch": multi["torch_spec"].format(gfx=base),
+    channel = "stable" if base in multi["stable_targets"] else "nightly"
+    return {"index": multi[channel], "channel": channel, "torch": multi["torch_spec"].format(gfx=base),
             "rocm": multi["rocm_spec"].format(gfx=base)}
 
 
@@ -77,22 +73,24 @@ def windows_options() -> dict:
     return dict(load("torch_wheels.json")["windows"])
 
 
-def amd_torch_index(gfx: str | None, platform_os: str) -> tuple[str, str]:
-    """(index URL, why) of the torch build to install for an AMD GPU with this gfx target on this OS.
+def amd_torch_index(gfx: str | None, platform_os: str) -> tuple[str, str, list[str]]:
+    """(index URL, why, requirements) of the torch build to install for an AMD GPU with this gfx target on this OS.
 
-    Linux: the newest download.pytorch.org ROCm index whose wheels contain the gfx, else AMD's TheRock index for
-    its family, else the newest ROCm index (which then lacks the gfx: gfx-not-in-torch-arch-list says what next).
-    Windows and WSL use AMD's wheels: TheRock's family index, else the multi-arch index.
+    Linux: the newest download.pytorch.org ROCm index whose wheels contain the gfx, else AMD's TheRock multi-arch
+    index with the gfx's device extra, else the newest ROCm index (which then lacks the gfx: gfx-not-in-torch-arch-list
+    says what next). Windows and WSL use AMD's multi-arch wheels; TheRock's per-family indexes are no longer built.
     """
-    family = therock_family(gfx) if gfx else None
+    multi = therock_multi_arch(gfx) if gfx else None
     if platform_os == "linux":
         native = native_indexes(gfx) if gfx else []
         if native:
-            return load("torch_wheels.json")["index_base"] + native[-1], f"the newest PyTorch ROCm wheels that build {gfx}"
-        if family:
-            return family["index"], f"AMD's TheRock wheels for {family['family']}, which build {gfx} natively"
-        return latest_rocm_index(), "the newest PyTorch ROCm wheels" + (f" (they have no code for {gfx})" if gfx else "")
-    if family and family.get("windows", False):
-        return family["index"], f"AMD's TheRock wheels for {family['family']}"
-    multi = load("torch_wheels.json")["therock"]["multi_arch"]
-    return multi["stable"], "AMD's multi-arch ROCm wheels (pick the extra for your GPU family)"
+            return (load("torch_wheels.json")["index_base"] + native[-1],
+                    f"the newest PyTorch ROCm wheels that build {gfx}", ["torch"])
+    if multi:
+        why = f"AMD's TheRock {multi['channel']} multi-arch wheels, which build {gfx} natively"
+        return multi["index"], why, [multi["torch"]]
+    if platform_os == "linux":
+        why = "the newest PyTorch ROCm wheels" + (f" (they have no code for {gfx})" if gfx else "")
+        return latest_rocm_index(), why, ["torch"]
+    stable = load("torch_wheels.json")["therock"]["multi_arch"]["stable"]
+    return stable, "AMD's multi-arch ROCm wheels (pick the device extra for your GPU)", ["torch"]

@@ -2,17 +2,19 @@
 
 Sources of the rules: LLVM target ids (`gfx942:sramecc+:xnack-`, generic `gfx10-3-generic`), KFD's
 `gfx_target_version` (major*10000 + minor*100 + stepping, decimal; amd-facts.md §3c), HSA_OVERRIDE_GFX_VERSION
-(`major.minor.stepping`, decimal; §4a) and rocm-smi's renderings (see `from_rocm_smi`).
+(`major.minor.stepping` as libhsakmt scans it: parsers/hsa_override.py) and rocm-smi's renderings
+(see `from_rocm_smi`).
 """
 
 from __future__ import annotations
 
 import re
 
+from rocm_doctor.parsers import hsa_override
+
 ISA_PREFIX = "amdgcn-amd-amdhsa--"
 _TARGET = re.compile(r"^gfx(?:[0-9]{1,2}[0-9a-f]{2}|[0-9]{1,2}(?:-[0-9a-f])?-generic)$")
 _FEATURE = re.compile(r"^(?P<name>[a-z0-9_-]+)(?P<state>[+-])$")
-_OVERRIDE = re.compile(r"^\s*(\d{1,2})\.(\d{1,3})\.(\d{1,3})\s*$")
 
 # Targets that only ship as integrated GPUs (APUs sharing system memory); amd-facts.md §3a.
 INTEGRATED_TARGETS = frozenset(
@@ -74,11 +76,9 @@ def from_kfd_version(value) -> str | None:
 
 
 def from_override(text: str | None) -> str | None:
-    """HSA_OVERRIDE_GFX_VERSION `10.3.0` → gfx1030, `9.0.10` → gfx90a; invalid → None."""
-    match = _OVERRIDE.match(text or "")
-    if not match:
-        return None
-    return _name(*(int(g) for g in match.groups()))
+    """HSA_OVERRIDE_GFX_VERSION `10.3.0` → gfx1030, `9.0.10` → gfx90a; what the runtime rejects → None."""
+    fields = hsa_override.parse(text)
+    return _name(*fields) if fields else None
 
 
 def to_override(gfx: str | None) -> str | None:

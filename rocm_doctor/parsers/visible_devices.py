@@ -9,7 +9,7 @@ import re
 from typing import Optional
 
 _INDEX = re.compile(r"-?[0-9]+")
-_UUID = re.compile(r"(GPU-|MIG-)?[0-9a-fA-F-]{6,}")
+_UUID = re.compile(r"(GPU-|MIG-|MIG-GPU-)?[0-9a-fA-F-]{6,}(/[0-9]+/[0-9]+)?")  # MIG-GPU-<uuid>/<gi>/<ci>: before R470
 
 
 def entries(value: str) -> list[str]:

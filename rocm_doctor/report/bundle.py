@@ -6,7 +6,6 @@ by default. Plain data (dicts and lists), so the reporters and the redactor neve
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Optional
 
 from rocm_doctor.facts import snapshot
@@ -45,10 +44,3 @@ def redact_bundle(data: dict[str, Any], identities: Optional[Identities] = None)
 
 def to_json(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write beside, then rename: an interrupted run never leaves half a report where the user expects one."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)

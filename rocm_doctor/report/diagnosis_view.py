@@ -9,6 +9,7 @@ from typing import Any
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine import shells
+from rocm_doctor.report import diff_render
 
 APPLY_TEXT = {S.AUTO: "`rocm-doctor fix` applies it", S.FLAG: "`rocm-doctor fix --allow-install` runs it",
               S.PRINT: "run it yourself"}
@@ -40,6 +41,7 @@ class RootView:
     symptoms: list[dict[str, Any]] = field(default_factory=list)
     confirmed: list[str] = field(default_factory=list)
     refuted: list[str] = field(default_factory=list)
+    new_since: list[str] = field(default_factory=list)  # when an earlier run did not have it, and what changed
 
 
 def build(report: dict[str, Any]) -> list[RootView]:
@@ -47,9 +49,7 @@ def build(report: dict[str, Any]) -> list[RootView]:
     diagnosis = report.get("diagnosis") or {}
     findings = {f.get("id"): f for f in report.get("findings") or [] if isinstance(f, dict)}
     plan = {item.get("id"): item for item in diagnosis.get("plan") or [] if isinstance(item, dict)}
-    target = report.get("target") or {}
-    os_name = (report.get("platform") or {}).get("os") or "linux"
-    shell = target.get("shell") or ("powershell" if os_name == "windows" else "bash")
+    shell = shell_of(report)
     views = []
     for number, root in enumerate(diagnosis.get("root_causes") or [], 1):
         finding = findings.get(root.get("finding")) or root
@@ -62,8 +62,16 @@ def build(report: dict[str, Any]) -> list[RootView]:
         view.symptoms = [findings[i] for i in root.get("symptoms") or [] if i in findings]
         view.confirmed = [_evidence(e) for e in finding.get("confirmed_by") or []]
         view.refuted = [_evidence(e) for e in finding.get("refuted_by") or []]
+        if isinstance(root.get("new_since"), dict):
+            view.new_since = diff_render.new_since_lines(root["new_since"])
         views.append(view)
     return views
+
+
+def shell_of(report: dict[str, Any]) -> str:
+    """The shell a report's commands are written for: the target's, else the usual one of its OS."""
+    os_name = (report.get("platform") or {}).get("os") or "linux"
+    return (report.get("target") or {}).get("shell") or ("powershell" if os_name == "windows" else "bash")
 
 
 def _step_view(raw: Any, step_id: Any, shell: str):
@@ -71,13 +79,20 @@ def _step_view(raw: Any, step_id: Any, shell: str):
         step = S.step_from_dict(raw)
     except S.StepError:
         return None
-    return StepView(str(step_id or ""), step.summary(), commands(step, shell), APPLY_TEXT.get(step.mode, ""),
+    return step_view(step, shell, str(step_id or ""))
+
+
+def step_view(step: S.Step, shell: str, step_id: str = "", planned: bool = True) -> StepView:
+    """A step as shown; one outside the plan (an info finding's) does not say that fix applies it."""
+    return StepView(step_id, step.summary(), commands(step, shell), APPLY_TEXT.get(step.mode, "") if planned else "",
                     step.note)
 
 
 def commands(step: S.Step, shell: str) -> list[str]:
-    """What the user types for a step, in their shell: the session command for a variable, the full command line
-    for an install or a sudo step; advice has none."""
+    """What the user types for a step, in their shell: the session command for a variable (the registry edit for a
+    Windows machine-wide one), the full command line for an install or a sudo step; advice has none."""
+    if isinstance(step, S._EnvStep) and step.scope == "machine" and shell in ("powershell", "cmd"):
+        return shells.registry_step_lines(step, shell)
     if isinstance(step, S._EnvStep):
         return shells.session_lines(step, shell)
     return shells.print_lines(step, shell)

@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from rocm_doctor.engine.model import Finding, Status
+from rocm_doctor.engine.plan import step_id
 from rocm_doctor.report import diagnosis_view
 from rocm_doctor.report.model import Report
 from rocm_doctor.report.stage_summary import stage_lines
@@ -80,7 +81,7 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     for area, findings in areas.items():
         console.print(Text(area.upper(), style="bold underline"))
         for finding in findings:
-            _render_finding(console, finding, plain, verbose, finding.id in folded)
+            _render_finding(console, finding, plain, verbose, finding.id in folded, diagnosis_view.shell_of(data))
         console.print()
     for name, lines in stage_lines(report.stages):
         console.print(Text(name.upper(), style="bold underline"))
@@ -109,6 +110,10 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
         console.print(Text(f"      confirmed by {item}", style="green"))
     for item in root.refuted:
         console.print(Text(f"      not seen: {item}", style="dim"))
+    if root.new_since:
+        console.print(Text(f"      {root.new_since[0]}", style="yellow"))
+        for item in root.new_since[1:]:
+            console.print(Text(f"        {item}", style="yellow"))
     if root.steps:
         console.print(Text("    Do this:", style="bold cyan"))
         for n, step in enumerate(root.steps, 1):
@@ -138,7 +143,8 @@ def _render_step(console: Console, bullet: str, step) -> None:
         console.print(Text(f"          {command}"), soft_wrap=True, overflow="ignore", crop=False)
 
 
-def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bool, diagnosed: bool) -> None:
+def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bool, diagnosed: bool,
+                    shell: str) -> None:
     line = Text("  ")
     line.append_text(_marker(finding.status, plain))
     line.append(f" {finding.title}: ", style="bold")
@@ -148,6 +154,9 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
     console.print(line)
     if diagnosed and not verbose:
         return  # its advice is under "What is wrong"
+    if verbose and not diagnosed:  # a root cause's steps are under "What is wrong"; these are an info's
+        for step in finding.fix:
+            _render_step(console, "-", diagnosis_view.step_view(step, shell, step_id(step), planned=False))
     if finding.status in (Status.FAIL, Status.WARN, Status.ERROR) or verbose:
         for step in finding.remediation:
             console.print(Text(f"      → {step}" if not plain else f"      fix: {step}", style="cyan"))

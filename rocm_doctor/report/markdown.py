@@ -91,6 +91,9 @@ class _Renderer:
                          f"{_esc(f.get('message', ''))}")
             for item in root.confirmed:
                 parts.append(f"   - confirmed by {_esc(item)}")
+            if root.new_since:
+                parts.append(f"   - {_esc(root.new_since[0])}")
+                parts.extend(f"     - {_esc(item)}" for item in root.new_since[1:])
             if root.steps:
                 parts.append("   - **Do this:**")
                 parts.extend(self._step(step) for step in root.steps)

@@ -69,8 +69,8 @@ def _explain_matmul_lows(a: Analysis, lows: list[str], best: dict[str, Any]) -> 
         why = ("every dtype is below what this card reaches: the GPU is not running at full clocks (power cap, "
                "thermal throttling, a low-power state), is shared with another process, or is a different SKU "
                "than its name suggests")
-        remedy = ["Check clocks, power and other processes: `nvidia-smi -q -d PERFORMANCE,CLOCK` or "
-                  "`amd-smi metric` / `rocm-smi --showclocks --showpower`, then re-run the benchmark."]
+        remedy = ["Check clocks, power and other processes (nvidia-smi -q -d PERFORMANCE,CLOCK, or amd-smi metric / "
+                  "rocm-smi --showclocks --showpower show them), then re-run the benchmark."]
     else:
         why = (f"{', '.join(lows)} is below what this card reaches while other dtypes are not: the BLAS library "
                "picks a slow kernel for this dtype on this architecture")
@@ -132,7 +132,7 @@ def memory(a: Analysis) -> None:
         if v in (LOW, VERY_LOW):
             explanation = ("device memory bandwidth is below what this card reaches: another process is using "
                            "the GPU, memory clocks are held low, or the card is a lower-bandwidth SKU")
-            remedy = ["Check other GPU processes and memory clocks (`nvidia-smi`, `amd-smi metric`), then re-run."]
+            remedy = ["Check other GPU processes and memory clocks (nvidia-smi, amd-smi metric), then re-run."]
         elif v == UNKNOWN:
             explanation = f"no expectation: {a.match}"
         a.add(make_line("memory", f"memory.{op}", label, value, "GB/s",
@@ -173,7 +173,7 @@ def _host_copies(a: Analysis) -> None:
                 else:
                     explanation = ("pinned copies are below the link rate: the GPU may sit on the other CPU socket "
                                    "(NUMA), behind a busy switch, or an IOMMU mode costs throughput")
-                    remedy = ["Bind the process to the CPU socket nearest the GPU (`numactl --cpunodebind`)."]
+                    remedy = ["Bind the process to the CPU socket nearest the GPU (numactl --cpunodebind)."]
             a.add(make_line("memory", f"host.pinned.{direction}", f"pinned {direction.upper()}", value, "GB/s",
                             check="bench-host-copy-slow", expected=link_gbs, fraction=fraction, verdict_=v,
                             explanation=explanation, remedy=remedy, link=link, good_at=rule["good"]))

@@ -1,0 +1,67 @@
+"""`rocm-doctor diff [A] [B]`: what changed between two runs, most relevant first (docs/history.md).
+
+Exit codes: 0 no relevant change, 1 changes, 2 could not compare (no runs, an unknown id, an unreadable file).
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
+
+
+@click.command("diff")
+@click.argument("older", required=False, metavar="[A]")
+@click.argument("newer", required=False, metavar="[B]")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (kind rocm-doctor-diff, schema_version).")
+@click.option("--format", "fmt", type=click.Choice(["human", "json", "markdown"]), default=None,
+              help="Output format (default: human; markdown to paste into an issue).")
+@click.option("--list", "list_runs", is_flag=True, help="List the stored runs: id, date, verdict, root causes.")
+def command(older, newer, as_json, fmt, list_runs):
+    """Compare two runs: a stored run's id, a date (the last run that day) or a snapshot/report file; by default
+    the last healthy run and the newest."""
+    from rocm_doctor.fix.journal import state_dir
+    from rocm_doctor.history import rundiff, sides, store
+
+    if as_json and fmt not in (None, "json"):
+        raise DoctorUsageError(f"--json and --format {fmt} ask for two formats; give one")
+    fmt = "json" if as_json else (fmt or "human")
+    state = state_dir()
+    runs, unreadable = store.runs(store.folder(state))
+    for path in unreadable:
+        click.echo(f"rocm-doctor: warning: {path} is not a stored run this rocm-doctor can read; ignored", err=True)
+    if list_runs:
+        _list(runs, fmt)
+        raise SystemExit(EXIT_OK)
+    try:
+        a, b = sides.choose(older, newer, runs, store.folder(state))
+    except sides.HistoryError as exc:
+        raise DoctorUsageError(str(exc)) from None
+    from rocm_doctor.engine.registry import load_registry
+
+    doc = rundiff.document(rundiff.judge(a), rundiff.judge(b), load_registry().checks, state)
+    if fmt == "json":
+        click.echo(json.dumps(doc, indent=1, default=str))
+    elif fmt == "markdown":
+        from rocm_doctor.report.diff_render import render_markdown
+
+        click.echo(render_markdown(doc))
+    else:
+        from rocm_doctor.report.diff_render import render_human
+
+        render_human(doc, console())
+    raise SystemExit(EXIT_PROBLEMS if rundiff.has_changes(doc) else EXIT_OK)
+
+
+def _list(runs, fmt: str) -> None:
+    rows = [{"run": r.id, "created_at": r.created_at, "verdict": r.verdict,
+             "root_causes": [c.get("finding") for c in r.root_causes]} for r in runs]
+    if fmt == "json":
+        click.echo(json.dumps({"kind": "rocm-doctor-history", "schema_version": 1, "runs": rows}, indent=1))
+        return
+    from rocm_doctor.report.diff_render import run_list_lines
+
+    for line in run_list_lines(rows, markdown=fmt == "markdown"):
+        click.echo(line)

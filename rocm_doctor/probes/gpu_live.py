@@ -1,0 +1,93 @@
+"""Records the live state of every GPU: what nvidia-smi, amd-smi and rocm-smi say now (use, memory, clocks, power,
+throttling, modes, link, errors, processes), the amdgpu sysfs counters, and who each listed process is.
+
+The SMI tools run whenever they can be found, whatever the PCI list shows (containers and VMs often hide it). Each
+listed pid gets its `/proc/<pid>/status` and its parents' up to the doctor's own pid, recorded here, so the
+doctor's own children (the torch probe runs at the same time) are told apart from other processes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+from rocm_doctor.parsers import nvidia_smi
+from rocm_doctor.parsers.amd_smi_live import parse_process
+from rocm_doctor.parsers.live_files import parse_proc_status, parse_uevent
+from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
+from rocm_doctor.probes._base import Recorder
+from rocm_doctor.probes.amd_tools import resolve
+
+PLATFORMS = ("linux", "wsl", "windows")
+CSV = "--format=csv,noheader,nounits"
+AMD_COMMANDS = {
+    "amd-smi-metric-json": ["amd-smi", "metric", "--json"],
+    "amd-smi-process-json": ["amd-smi", "process", "--json"],
+    "rocm-smi-live-json": ["rocm-smi", "--showuse", "--showmemuse", "--showpids", "--json"],
+}
+DRM = "/sys/class/drm"
+CARD_FILES = ("gpu_busy_percent", "mem_info_vram_used", "mem_info_vram_total", "power_dpm_force_performance_level")
+ANCESTORS = 6  # parent levels followed from a listed pid towards the doctor
+
+
+def _nvidia(recorder: Recorder) -> list[int]:
+    """The nvidia-smi queries; a field this driver does not know is dropped and the query asked again."""
+    tool = shutil.which("nvidia-smi", path=recorder.context.env.get("PATH")) or "nvidia-smi"
+    fields = list(nvidia_smi.GPU_FIELDS)
+    for _ in range(4):
+        result = recorder.command("nvidia-smi-query-gpu", [tool, "--query-gpu=" + ",".join(fields), CSV])
+        unknown = nvidia_smi.invalid_field(result.stdout + result.stderr)
+        if result.error or unknown not in fields:
+            break
+        fields.remove(unknown)
+    if result.error:
+        return []
+    recorder.command("nvidia-smi-list", [tool, "-L"])
+    apps = recorder.command("nvidia-smi-compute-apps",
+                            [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV])
+    return [p["pid"] for p in nvidia_smi.parse_compute_apps(apps.stdout)["processes"]]
+
+
+def _amd(recorder: Recorder) -> list[int]:
+    env = recorder.context.env
+    pids = []
+    for key, argv in AMD_COMMANDS.items():
+        result = recorder.command(key, [resolve(argv[0], env) or argv[0], *argv[1:]], env=dict(env))
+        if key == "amd-smi-process-json":
+            pids += [p["pid"] for p in parse_process(result.stdout)]
+        elif key == "rocm-smi-live-json":
+            pids += [p["pid"] for p in parse_rocm_smi_live(result.stdout)["processes"]]
+    return pids
+
+
+def _sysfs(recorder: Recorder) -> None:
+    for entry in recorder.list_dir(DRM).entries or []:
+        if re.fullmatch(r"card\d+", entry):
+            device = f"{DRM}/{entry}/device"
+            if parse_uevent(recorder.read_file(f"{device}/uevent").content or "")["driver"] == "amdgpu":
+                for name in CARD_FILES:
+                    recorder.read_file(f"{device}/{name}")
+
+
+def _who(recorder: Recorder, pids: list[int]) -> None:
+    """/proc/<pid>/status of each listed pid and of its parents, stopping at the doctor, init or an unreadable one."""
+    own, seen = os.getpid(), set()
+    for pid in pids:
+        for _ in range(ANCESTORS):
+            if pid in seen or pid <= 1 or pid == own:
+                break
+            seen.add(pid)
+            status = parse_proc_status(recorder.read_file(f"/proc/{pid}/status").content or "")
+            if status["ppid"] is None:
+                break
+            pid = status["ppid"]
+
+
+def collect(recorder: Recorder) -> None:
+    recorder.put("gpu.live.self", {"pid": os.getpid()})
+    pids = _nvidia(recorder)
+    if recorder.context.platform_os in ("linux", "wsl"):
+        pids += _amd(recorder)
+        _sysfs(recorder)
+        _who(recorder, pids)

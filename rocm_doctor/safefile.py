@@ -1,0 +1,205 @@
+"""Every file rocm-doctor writes goes through here, because it often runs as root in shared folders.
+
+A regular file (or a new path) is replaced atomically: the bytes go to a randomly named temporary file created
+exclusively beside it (never through a link), are synced, and are renamed over it. A device, FIFO or socket
+(`-o /dev/null`, `-o /dev/stdout`) is written through as a stream and never replaced. A symlink is followed to
+the file it names, except one that another user owns in a sticky world-writable folder (the kernel's
+protected_symlinks rule). A failed or short write raises WriteError, whose message is one line for the user.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import Optional, Union
+
+TMP_SUFFIX = ".rocm-doctor-tmp"
+_MAX_LINKS = 40
+_CHUNK = 1 << 20
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_EXTRA = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+class WriteError(OSError):
+    """A file could not be written (or was refused); nothing half-written is left at the target."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "write failed"
+
+
+def _error(path: Path, exc: OSError, verb: str = "write") -> WriteError:
+    reason = "access denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
+    return WriteError(f"cannot {verb} {path}: {reason}")
+
+
+def _bytes(data: Union[bytes, str]) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def is_stream(path: Path) -> bool:
+    """Whether `path` is something written as a stream (device, FIFO, socket), not a file that can be replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write(path: Union[str, Path], data: Union[bytes, str], mode: Optional[int] = None, stream: bool = True) -> None:
+    """Put `data` at `path`: atomic replace for files, written through for devices and FIFOs (or refused when
+    `stream` is False, for files that must be real files: rc files, installed data)."""
+    path, raw = Path(path), _bytes(data)
+    try:
+        st: Optional[os.stat_result] = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _error(path, exc) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise WriteError(f"cannot write {path}: it is a folder")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if not stream:
+            raise WriteError(f"refusing to write {path}: it is not a regular file (a device, pipe or socket)")
+        _stream(path, raw, truncate=False)
+        return
+    real = resolve(path)
+    if st is not None and not _same_file(real, st):
+        _stream(path, raw, truncate=True)  # a file reached through a link that names no path (/proc/self/fd/N)
+        return
+    _replace(real, raw, mode if mode is not None else (stat.S_IMODE(st.st_mode) if st else _default_mode()), st)
+
+
+def create(path: Union[str, Path], data: Union[bytes, str], mode: int = 0o600) -> None:
+    """A new file, created exclusively (an existing file or link at `path` is an error), synced."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _EXTRA, mode)
+    except OSError as exc:
+        raise _error(path, exc, "create") from None
+    _finish(fd, path, _bytes(data), sync=True)
+
+
+def append(path: Union[str, Path], data: Union[bytes, str], mode: int = 0o600) -> None:
+    """Append to a file (created if missing) without following a link at `path`, synced."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _EXTRA, mode)
+    except OSError as exc:
+        raise _error(path, exc) from None
+    _finish(fd, path, _bytes(data), sync=True)
+
+
+def resolve(path: Union[str, Path]) -> Path:
+    """The file a write to `path` lands in: links of the last component followed, each one checked."""
+    current = Path(os.path.abspath(path))
+    for _ in range(_MAX_LINKS):
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            break
+        except OSError as exc:
+            raise _error(current, exc) from None
+        if not stat.S_ISLNK(st.st_mode):
+            break
+        _check_link(current, st)
+        current = Path(os.path.join(os.path.realpath(current.parent), os.readlink(current)))
+    else:
+        raise WriteError(f"cannot write {path}: too many levels of symbolic links")
+    return Path(os.path.realpath(current.parent)) / current.name
+
+
+def _check_link(link: Path, st: os.stat_result) -> None:
+    if not hasattr(os, "geteuid"):
+        return
+    try:
+        folder = os.stat(link.parent)
+    except OSError:
+        return
+    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+    if shared and st.st_uid not in (os.geteuid(), folder.st_uid):
+        raise WriteError(f"refusing to write {link}: it is a link owned by another user in a shared folder")
+
+
+def _same_file(real: Path, st: os.stat_result) -> bool:
+    try:
+        other = os.stat(real)
+    except OSError:
+        return False
+    return (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)
+
+
+def _default_mode() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _stream(path: Path, raw: bytes, truncate: bool) -> None:
+    flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | _NONBLOCK | _EXTRA | (os.O_TRUNC if truncate else 0)
+    try:
+        fd = os.open(path, flags)  # non-blocking: a FIFO with no reader fails at once instead of hanging
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise WriteError(f"cannot write {path}: it is a pipe that nothing reads") from None
+        raise _error(path, exc) from None
+    if _NONBLOCK:
+        os.set_blocking(fd, True)
+    _finish(fd, path, raw, sync=False)
+
+
+def _replace(real: Path, raw: bytes, mode: int, old: Optional[os.stat_result]) -> None:
+    folder = real.parent
+    for _ in range(8):
+        tmp = folder / f".{real.name}.{secrets.token_hex(6)}{TMP_SUFFIX}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _EXTRA, 0o600)
+            break
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise _error(real, exc) from None
+    else:
+        raise WriteError(f"cannot write {real}: no free temporary name in {folder}")
+    try:
+        if old is not None and hasattr(os, "fchown") and (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.fchown(fd, old.st_uid, old.st_gid)  # root editing a user's file keeps it the user's
+            except OSError:
+                pass
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+        _finish(fd, real, raw, sync=True)
+        if not hasattr(os, "fchmod"):
+            os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            raise _error(real, exc) from None
+        raise
+
+
+def _finish(fd: int, path: Path, raw: bytes, sync: bool) -> None:
+    """Write all of `raw` and close `fd`; a short or failed write is a WriteError."""
+    try:
+        view = memoryview(raw)
+        while view:
+            written = os.write(fd, view[:_CHUNK])
+            if written <= 0:
+                raise WriteError(f"cannot write {path}: the write stopped short")
+            view = view[written:]
+        if sync:
+            os.fsync(fd)
+    except WriteError:
+        raise
+    except OSError as exc:
+        raise _error(path, exc) from None
+    finally:
+        os.close(fd)
