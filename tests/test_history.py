@@ -166,7 +166,7 @@ def test_the_fact_a_now_failing_check_requires_comes_first(tmp_path):
     assert by_field["env.ROCBLAS_LAYER"]["relevance"] == relevance.GPU_STACK
     assert by_field["env.SOME_TOOL_HOME"]["relevance"] == relevance.OTHER
     assert {"check": "gfx-not-in-torch-arch-list", "before": "ok", "after": "fail"} in doc["findings"]
-    assert rundiff.has_changes(doc) and doc["schema_version"] == rundiff.SCHEMA_VERSION
+    assert rundiff.has_changes(doc) and (doc["kind"], doc["schema_version"]) == ("diff", 2)
 
 
 def test_a_changed_variable_is_tied_by_trying_the_earlier_value(tmp_path):

@@ -80,7 +80,7 @@ def test_a_changed_torch_build_is_the_first_change_and_the_diagnosis_names_it(ma
     proc = diff(doctor, isolated_env, "--json")
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["kind"] == "rocm-doctor-diff" and doc["schema_version"] == 1
+    assert doc["kind"] == "diff" and doc["schema_version"] == 2
     assert doc["changes"][0]["field"] == "torch_arch_list"
     assert doc["changes"][0]["checks"][0]["check"] == "gfx-not-in-torch-arch-list"
     fields = [c["field"] for c in doc["changes"]]

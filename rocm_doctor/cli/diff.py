@@ -15,7 +15,7 @@ from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, consol
 @click.command("diff")
 @click.argument("older", required=False, metavar="[A]")
 @click.argument("newer", required=False, metavar="[B]")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (kind rocm-doctor-diff, schema_version).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the common envelope, kind diff).")
 @click.option("--format", "fmt", type=click.Choice(["human", "json", "markdown"]), default=None,
               help="Output format (default: human; markdown to paste into an issue).")
 @click.option("--list", "list_runs", is_flag=True, help="List the stored runs: id, date, verdict, root causes.")
@@ -59,7 +59,9 @@ def _list(runs, fmt: str) -> None:
     rows = [{"run": r.id, "created_at": r.created_at, "verdict": r.verdict,
              "root_causes": [c.get("finding") for c in r.root_causes]} for r in runs]
     if fmt == "json":
-        click.echo(json.dumps({"kind": "rocm-doctor-history", "schema_version": 1, "runs": rows}, indent=1))
+        from rocm_doctor.report.envelope import envelope
+
+        click.echo(json.dumps(envelope("history", runs=rows), indent=1))
         return
     from rocm_doctor.report.diff_render import run_list_lines
 

@@ -7,21 +7,18 @@ of the machine, not of rocm-doctor. Values are redacted as reports redact them.
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from rocm_doctor import __version__
 from rocm_doctor.compare import engine, fields, relevance
 from rocm_doctor.engine.model import Check
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.history import store
 from rocm_doctor.history.sides import Side
 from rocm_doctor.report.redact import Redactor, local_identities
+from rocm_doctor.report.envelope import envelope
 
-KIND = "rocm-doctor-diff"
-SCHEMA_VERSION = 1
 COUNTED = (relevance.NEW_PROBLEM, relevance.PROBLEM, relevance.GPU_STACK)  # what makes the exit code 1
 
 
@@ -161,19 +158,9 @@ def document(older: Judged, newer: Judged, checks: Sequence[type[Check]], state:
                 for check, values in engine.status_differences([older.statuses, newer.statuses])]
     findings.sort(key=lambda f: (-relevance.rank_of(f["after"]) + relevance.rank_of(f["before"]), f["check"]))
     counted = sum(1 for item in items if item["relevance"] in COUNTED)
-    return {
-        "kind": KIND,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "rocm-doctor", "version": __version__},
-        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "a": _side(older),
-        "b": _side(newer),
-        "changes": items,
-        "same": same,
-        "findings": findings,
-        "fix_runs": fix_runs(state, older.side, newer.side),
-        "summary": {"relevant": counted, "other": len(items) - counted, "findings": len(findings)},
-    }
+    return envelope("diff", a=_side(older), b=_side(newer), changes=items, same=same, findings=findings,
+                    fix_runs=fix_runs(state, older.side, newer.side),
+                    summary={"relevant": counted, "other": len(items) - counted, "findings": len(findings)})
 
 
 def _side(judged: Judged) -> dict[str, Any]:
