@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -166,8 +167,9 @@ def test_create_and_append_never_follow_a_link(tmp_path):
 
 
 def _doctor(*args, stdout=subprocess.PIPE, cwd=None):
+    """The installed package, run from outside the checkout (a checkout on sys.path lacks rocm_doctor.checks)."""
     return subprocess.run([sys.executable, "-m", "rocm_doctor", *args], stdout=stdout, stderr=subprocess.PIPE,
-                          text=True, timeout=120, cwd=cwd)
+                          text=True, timeout=120, cwd=cwd or tempfile.gettempdir())
 
 
 def test_report_leaves_a_planted_temp_link_alone(tmp_path):
