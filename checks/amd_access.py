@@ -20,8 +20,8 @@ def amd_present(facts) -> bool:
 class RocmDeviceAccess(Check):
     id = "rocm-device-access"
     title = "This user can open /dev/kfd and the GPU render nodes"
-    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "hip-runtime-mismatch", "gpu-kernel*",
-                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "hip-runtime-mismatch", "rocm-runtime-sees-no-gpu",
+                "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)  # WSL goes through /dev/dxg: wsl-rocm-support

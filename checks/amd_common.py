@@ -33,7 +33,11 @@ def label(gpu: dict) -> str:
 
 def torch_index(facts) -> str | None:
     """"2.7.1+rocm6.3" → "rocm6.3" (the download.pytorch.org index the wheel came from), else None."""
-    match = _TORCH_INDEX.search(facts.get("torch.version") or "")
+    return index_of(facts.get("torch.version"))
+
+
+def index_of(torch_version: str | None) -> str | None:
+    match = _TORCH_INDEX.search(torch_version or "")
     return f"rocm{match.group(1)}" if match else None
 
 
@@ -54,7 +58,8 @@ def covered(archs, gfx: str | None) -> bool:
 
 
 def rocm_version(facts) -> tuple[str | None, str]:
-    """The installed ROCm point release when an install says it (.info/version), else HIP's, else torch's HIP."""
+    """The installed ROCm point release when an install says it (.info/version), else HIP's, else torch's HIP, else
+    what a log given with --log says (a library path's /opt/rocm-X, a HIP version line)."""
     for install in (facts.get("rocm.paths") or {}).get("installs") or []:
         if install.get("active") and install.get("version"):
             return install["version"].split("-")[0], f"{install['path']}/.info/version"
@@ -63,6 +68,10 @@ def rocm_version(facts) -> tuple[str | None, str]:
         return hip["text"], hip.get("source") or "hipconfig"
     if facts.get("torch.hip"):
         return facts["torch.hip"], "torch.version.hip"
+    log = facts.get("log.machine") or {}  # a log replayed without its machine: the release its paths name
+    for key in ("rocm", "hip"):
+        if log.get(key):
+            return log[key][0]["version"], f"the log {log.get('path')}: {log[key][0]['line'][:120]}"
     return None, ""
 
 

@@ -1,5 +1,6 @@
 """The HIP runtime torch runs on: the system HIP release against torch.version.hip, which libamdhip64 torch
-loaded (its own, /opt/rocm's, or two), HIP_PLATFORM, and hipconfig's HCC fallback of a half-installed stack."""
+loaded (its own, /opt/rocm's, or two), HIP_PLATFORM (with its pre-4.1 names read as they were meant), and
+hipconfig's HCC fallback of a half-installed stack."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import posixpath
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.knowledge import versions
+from rocm_doctor.knowledge import legacy, versions
 
 from rocm_doctor.checks.amd_common import gpus
 from rocm_doctor.checks.visibility import set_in_rc_file
@@ -54,13 +55,19 @@ class HipRuntimeMismatch(Check):
     def _platform(self, facts, amd):
         value = facts.env.get("HIP_PLATFORM")
         config = (facts.get("hip.config") or {}).get("platform")
+        # HIP up to 4.0 said hcc for amd and nvcc for nvidia; a value hipcc never knew is legacy-hip-setting's
+        old = legacy.reading("HIP_PLATFORM", value) if value else None
+        if old is not None and old.means is None:
+            return None
+        platform, reported = (old.means if old else value), _platform_today(config)
         # HIP_PLATFORM=amd decides for hipconfig and hipcc whatever else they detect
-        if not amd or value == "amd" or (value in (None, "") and config in (None, "amd", "hcc")):
+        if not amd or platform == "amd" or (value in (None, "") and reported in (None, "amd")):
             return None
         wrong = value not in (None, "")
+        spelled = f" ({value} is HIP's old name for {old.means})" if old else ""
         return self.fail(
-            f"HIP is set up for NVIDIA on a machine with an AMD GPU (HIP_PLATFORM={value or 'unset'}, hipconfig "
-            f"platform {config or 'unknown'}): hipcc builds CUDA code and HIP programs find no AMD device.",
+            f"HIP is set up for NVIDIA on a machine with an AMD GPU (HIP_PLATFORM={value or 'unset'}{spelled}, "
+            f"hipconfig platform {config or 'unknown'}): hipcc builds CUDA code and HIP programs find no AMD device.",
             subject="platform", evidence=[f"HIP_PLATFORM={value}", f"hipconfig --full: HIP_PLATFORM {config}"],
             remediation=["Also remove it wherever else it is set (a job script, a container definition)."] if wrong
             else ["Without HIP_PLATFORM, hipconfig guesses the platform from the compilers it finds."],
@@ -68,8 +75,14 @@ class HipRuntimeMismatch(Check):
             else [S.set_env("HIP_PLATFORM", "amd", note="make hipconfig and hipcc target the AMD GPU")])
 
     def _hcc(self, facts):
+        """The HCC fallback of a half-installed HIP: hipconfig reports the HCC compiler on a HIP after HCC, or cannot
+        run it. Platform hcc alone is HIP 4.0's name for amd; HIP_COMPILER=hcc set in the environment is a stale
+        variable (legacy-hip-setting), not a broken install; an HCC-era HIP's working HCC is its real toolchain."""
         config = facts.get("hip.config") or {}
-        if "hcc" not in (config.get("platform"), (config.get("compiler") or "").lower()):
+        if (config.get("compiler") or "").lower() != "hcc" or (facts.env.get("HIP_COMPILER") or "").lower() == "hcc":
+            return None
+        cannot_run = any("hcc/bin/hcc" in line for line in config.get("problems") or [])
+        if legacy.hcc_era((config.get("version") or {}).get("text")) and not cannot_run:
             return None
         return self.fail(
             "hipconfig falls back to the removed HCC toolchain (HIP_COMPILER hcc): the HIP install is incomplete "
@@ -106,6 +119,11 @@ class HipRuntimeMismatch(Check):
                              "not load.", subject="runtime", evidence=evidence)
         return self.ok(f"torch's HIP {release(torch_hip)} matches the runtime it uses", subject="runtime",
                        evidence=evidence)
+
+
+def _platform_today(value: str | None) -> str | None:
+    old = legacy.reading("HIP_PLATFORM", value) if value else None
+    return old.means if old else value
 
 
 def _ld_steps(facts, foreign: list[str]) -> list:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.facts import words
 from rocm_doctor.knowledge import overrides
 from rocm_doctor.parsers.visible_devices import entries, visible_order
 
@@ -22,7 +23,7 @@ class IgpuEnumeratedFirst(Check):
     def run(self, facts):
         key = "windows.hipinfo" if facts.os == "windows" else "gpu.inventory"
         if not facts.has(key):
-            return self.skip(f"needs {key}: {facts.why_missing(key)}")
+            return self.skip(f"needs {words.about(key)}: {facts.why_missing(key)}")
         return self._windows(facts) if facts.os == "windows" else self._linux(facts)
 
     def _linux(self, facts):

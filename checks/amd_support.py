@@ -9,7 +9,8 @@ from rocm_doctor.checks.amd_common import gpus, integrated, label, real_gfx, roc
 
 
 def paths_text(gfx: str, platform: str) -> list[str]:
-    return [f"Closest working path: {p['text']} [{p['source']}]" for p in support.closest_working_path(gfx, platform)]
+    return [f"Closest working path: {p['text']} (source: {support.source_name(p['source'])})"
+            for p in support.closest_working_path(gfx, platform)]
 
 
 class GfxSupportMatrix(Check):
@@ -51,7 +52,7 @@ class GfxSupportMatrix(Check):
             result = support.linux(gfx, version)
             status = result.status
         evidence.append(f"{os_name} {result.release or version}: {status}" + (f" ({result.note})" if result.note else "")
-                        + (f" [{result.source}]" if result.source else ""))
+                        + (f" (source: {support.source_name(result.source)})" if result.source else ""))
         data = {"gfx": gfx, "release": result.release, "status": status}
         if status == "supported":
             return self.ok(f"{label(gpu)} ({gfx}) is supported by {os_name} {result.release}", subject=subject,

@@ -7,6 +7,7 @@ from rocm_doctor.engine.relations import Explains, override_missing, same_gpu
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.installs import install_into
 from rocm_doctor.knowledge import overrides, wheels
 from rocm_doctor.knowledge.store import load
 
@@ -27,13 +28,13 @@ def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
     paths = []  # (title, step, workaround)
     native = wheels.native_indexes(gfx) if facts.os != "windows" else []
     if native:
-        paths.append((f"install a torch built for {gfx} ({native[-1]} wheels)", S.pip_install(
-            python, ["torch"], base + native[-1], extra_args=["--force-reinstall"],
+        paths.append((f"install a torch built for {gfx} ({native[-1]} wheels)", install_into(
+            facts.get("python.target"), python, ["torch"], base + native[-1], extra_args=["--force-reinstall"],
             note=f"a torch build whose arch list has {gfx}"), False))
     multi = wheels.therock_multi_arch(gfx)
     if multi:
-        paths.append((f"install AMD's TheRock {multi['channel']} multi-arch torch for {gfx}", S.pip_install(
-            python, [multi["torch"]], multi["index"], extra_args=["--force-reinstall"],
+        paths.append((f"install AMD's TheRock {multi['channel']} multi-arch torch for {gfx}", install_into(
+            facts.get("python.target"), python, [multi["torch"]], multi["index"], extra_args=["--force-reinstall"],
             note=f"TheRock multi-arch wheels build {gfx}"), False))
     value = overrides.recommended(gfx) if facts.os != "windows" else None
     if value and (archs is None or covered(archs, overrides.target_of(value))):

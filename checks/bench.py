@@ -2,7 +2,9 @@
 
 They read the fact `bench.results` (set by `rocm-doctor bench` / `check --bench`, or replayed from a snapshot)
 and turn the lines of rocm_doctor.gpu.bench.analysis into findings: one finding per check, its status from the
-worst line, every line as evidence, and the explanations and remedies of the lines that fell short.
+worst line, every line as evidence, and the explanations and remedies of the lines that fell short. A figure
+measured while the GPU was shared or throttled is at most a warning: its explanation names what was seen.
+bench-cnn-speedup-low decides in its own class, from the measured figures the analysis summarises.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class _BenchCheck(Check):
                              + "; ".join(f"{l['label']} {l['value']:.3g} {l['unit']}" for l in lines if l["value"] is not None),
                              evidence=evidence, data=data)
         message = _figure(bad)
-        status = self.very_low if verdict == "very low" else Status.WARN
+        status = self.very_low if verdict == "very low" and not bad.get("unreliable") else Status.WARN
         return self.finding(status, message, evidence=evidence, remediation=remedy, data=data)
 
     def good_message(self, lines) -> str:
@@ -115,4 +117,154 @@ class BenchSectionFailed(_BenchCheck):
         finding = super().run(facts)
         if finding.status is Status.SKIP and facts["bench.results"].get("sections"):
             return self.ok("every benchmark section completed")
+        analysis = analyze(facts["bench.results"])
+        lines = [line for line in analysis["lines"] if line.get("check") == self.id]
+        if finding.status is Status.WARN and (analysis["device"] or {}).get("type") == "cpu" \
+                and all(line.get("state") == "timeout" for line in lines):
+            # on the CPU a section past its time limit says how long rocm-doctor waits, not that something is wrong
+            return self.info(f"{len(lines)} section(s) stopped at rocm-doctor's own time limit on the CPU device; "
+                             "their figures are missing, nothing is wrong with this machine", evidence=finding.evidence)
         return finding
+
+
+class BenchCnnSpeedupLow(Check):
+    """Answers "matmul is many times faster on the GPU, so why is my small CNN only a few times faster?" from what
+    the compare, cnn, sweep and conv sections measured: the reason, and the steps that help with their measured gain."""
+
+    id = "bench-cnn-speedup-low"
+    title = "A small CNN gets the GPU's speed-up over the CPU"
+    area = "performance"
+    severity = Severity.MEDIUM
+    requires = ("bench.results",)
+    LOW_SHARE = 0.5  # of the best speed-up this GPU showed (fp32 matmul, or the same model at a larger batch)
+    LAUNCH_BOUND = 0.5  # GPU busy below this share of a step
+    OPTIMIZER_BOUND = 0.3  # of a step in optimizer.step()
+    FIRST_USE = 10.0  # first step over a steady one
+    HELPS = 1.05  # a remedy that cut the step by 5% or more is listed as one that helps
+
+    def run(self, facts):
+        analysis = analyze(facts["bench.results"])
+        values = analysis["values"]
+        cnn, conv = values.get("cnn") or {}, values.get("conv") or {}
+        base = cnn.get("sweep_base") or {}
+        speedup = values.get("speedup_cnn") or base.get("speedup")
+        if not cnn and speedup is None:
+            return self.skip("the small-CNN sections (compare, cnn, sweep) did not run")
+        if (analysis["device"] or {}).get("type") != "cuda":
+            return self.info("measured on the CPU device: there is no GPU speed-up to explain")
+        if speedup is None:
+            return self.skip("no GPU/CPU speed-up of the small CNN was measured (the compare or sweep section)")
+        matmul, best = values.get("speedup_matmul"), cnn.get("sweep_best") or {}
+        ceiling = max(matmul or 0.0, best.get("speedup") or 0.0)
+        data = {"speedup": speedup, "speedup_matmul": matmul, "cnn": cnn, "conv": {k: conv.get(k) for k in (
+            "slow", "naive", "fastest", "first_call_ms", "first_call_typical_ms", "benchmark", "db_kept_results",
+            "miopen")}}
+        shown = f"The small CNN trains {speedup:.1f}x faster than the CPU" + (
+            f" (fp32 matmul {matmul:.0f}x)" if matmul else "")
+        if not ceiling or speedup >= self.LOW_SHARE * ceiling:
+            return self.ok(shown + ": close to the best this GPU showed", data=data)
+        reasons = self.reasons(cnn, conv)
+        data.update(reason=reasons[0][0], reasons=[r[0] for r in reasons])
+        message = f"{shown} because {reasons[0][1]}"
+        if len(reasons) > 1:
+            message += "; also " + "; ".join(r[1] for r in reasons[1:])
+        if best and base and best.get("batch") != base.get("batch"):
+            message += (f". Measured gain: at batch {best['batch']} it trains {best['speedup']:.0f}x faster than the "
+                        f"CPU, {best['speedup'] / base['speedup']:.1f}x the speed-up at batch {base['batch']}")
+        return self.warn(message, evidence=self.evidence(cnn, conv, speedup, matmul),
+                         remediation=self.steps(cnn, conv, [r[0] for r in reasons]), data=data)
+
+    def reasons(self, cnn, conv):
+        """(id, sentence) for every cause the measurements show, the most specific first."""
+        found = []
+        configs = conv.get("configs") or {}
+        plain = configs.get("3x3.fp32.nchw") or {}
+        if conv.get("naive") or plain.get("verdict") in ("low", "very low"):
+            what = ", ".join(sorted({n for item in conv.get("naive") or [] for n in item["names"]})[:2])
+            found.append(("slow-conv-kernels", "its convolutions run on slow kernels" + (
+                f" ({what})" if what else f": a 3x3 fp32 conv reaches {plain.get('of_gemm', 0):.0%} of the GEMM rate")))
+        busy, launch_ms, steady = cnn.get("busy"), cnn.get("launch_ms"), cnn.get("steady_ms")
+        optimizer = cnn.get("optimizer") or {}
+        share = optimizer.get("share")
+        if busy is not None and busy < self.LAUNCH_BOUND:
+            text = (f"it is launch-bound at this size: the GPU is busy {busy:.0%} of the {steady:.2f} ms step and "
+                    "waits for the host the rest")
+            if launch_ms:
+                text += (f"; launching its {cnn.get('kernels_per_step', 0):.0f} kernels costs {launch_ms:.2f} ms "
+                         f"({cnn.get('launch_us', 0):.1f} us each)")
+            opt_ms = ((optimizer.get("variants") or {}).get(optimizer.get("default") or "") or {}).get("opt_ms")
+            if opt_ms:
+                text += f", Adam's step {opt_ms:.2f} ms"
+            if launch_ms or opt_ms:
+                text += ", the rest is PyTorch's host-side work per op (dispatch, autograd)"
+            found.append(("launch-bound", text))
+        if share is not None and share >= self.OPTIMIZER_BOUND:
+            found.append(("optimizer-bound", f"Adam's step takes {share:.0%} of the training step"))
+        first = cnn.get("first_over_steady")
+        if first and first >= self.FIRST_USE:
+            text = f"the first step took {cnn['first_ms']:.0f} ms, {first:.0f}x a steady one (first use of each kernel"
+            typical = (conv.get("first_call_typical_ms") or {}).get("default")
+            text += (f"; the conv section measured {typical:.0f} ms for a new convolution shape's first call)"
+                     if typical else ")")
+            if conv.get("db_kept_results") is False or (conv.get("miopen") or {}).get("db_writable") is False:
+                text += ", and MIOpen's find database did not keep its results for the next process"
+            found.append(("first-use-search", text))
+        if found:
+            return found
+        busy_text = f"the GPU is busy {busy:.0%} of a step" if busy is not None else "the step was not profiled"
+        return [("unexplained", f"of no single cause measured here ({busy_text})")]
+
+    def steps(self, cnn, conv, reasons):
+        """The remedies measured to help, biggest gain first, then the ones that follow from the reasons."""
+        measured = []
+        best, base = cnn.get("sweep_best") or {}, cnn.get("sweep_base") or {}
+        if best and base and best.get("batch", 0) > base.get("batch", 0) and best["speedup"] > base["speedup"]:
+            measured.append((best["speedup"] / base["speedup"], (
+                f"Train with larger batches (scale the learning rate with them): batch {best['batch']} measured "
+                f"{best['speedup']:.1f}x over the CPU against {base['speedup']:.1f}x at batch {base['batch']}.")))
+        texts = {"cuda_graph": "Capture the whole training step in a CUDA/HIP graph (torch.cuda.graph with "
+                               "Adam(capturable=True); torch.compile(mode='reduce-overhead') captures graphs too, not "
+                               "measured here)",
+                 "fused_adam": "Use Adam(fused=True)", "channels_last": "Use channels_last for the model and input",
+                 "amp_fp16": "Train with torch.autocast(dtype=torch.float16) and a GradScaler (fp16, not bf16, on "
+                             "RDNA2 and older AMD GPUs)", "amp_bf16": "Train with torch.autocast(dtype=torch.bfloat16)"}
+        steady = cnn.get("steady_ms")
+        for name, result in (cnn.get("variants") or {}).items():
+            if name in texts and (result.get("speedup") or 0) >= self.HELPS:
+                measured.append((result["speedup"], f"{texts[name]}: measured {steady:.3f} -> "
+                                                    f"{result['ms_per_step']:.3f} ms per step ({result['speedup']:.2f}x)."))
+        out = [text for _, text in sorted(measured, key=lambda item: -item[0])]
+        fastest = (conv.get("configs") or {}).get(conv.get("fastest") or "") or {}
+        if "slow-conv-kernels" in reasons and fastest.get("tflops"):
+            out.append(f"The fastest 3x3 convolution here was {conv['fastest'].replace('.', ' ')} at "
+                       f"{fastest['tflops']:.1f} TFLOP/s: train in that dtype and layout. On ROCm for Windows, where "
+                       "MIOpen can fall back to naive kernels, a newer ROCm build or Linux.")
+        if "first-use-search" in reasons and ((conv.get("miopen") or {}).get("db_writable") is False
+                                              or conv.get("db_kept_results") is False):
+            out.append("Keep MIOpen's find database: a writable, persistent MIOPEN_USER_DB_PATH (see "
+                       "miopen-db-not-writable), warmed once per machine; MIOPEN_FIND_MODE=FAST skips the search at "
+                       "the cost of kernel quality.")
+        return out
+
+    def evidence(self, cnn, conv, speedup, matmul):
+        lines = [f"speed-up over the CPU: small CNN {speedup:.2f}x" + (f", fp32 matmul {matmul:.1f}x" if matmul else "")]
+        if cnn.get("steady_ms"):
+            lines.append(f"step {cnn['steady_ms']:.3f} ms at batch {cnn.get('batch')}; first step {cnn['first_ms']:.1f} ms")
+        if cnn.get("busy") is not None:
+            lines.append(f"GPU busy {cnn['busy']:.0%} of a step ({cnn.get('device_busy_ms', 0):.3f} ms of kernels); "
+                         f"{cnn.get('kernels_per_step') or 0:.0f} kernels per step at {cnn.get('launch_us') or 0:.1f} us")
+        if cnn.get("top_host_op"):
+            lines.append(f"top host-side op {cnn['top_host_op']}; top device-side op {cnn.get('top_device_op')}")
+        optimizer = cnn.get("optimizer") or {}
+        for name, figures in (optimizer.get("variants") or {}).items():
+            lines.append(f"Adam {name}{' (default)' if name == optimizer.get('default') else ''}: step "
+                         f"{figures['ms_per_step']:.3f} ms, optimizer {figures.get('opt_ms') or 0:.3f} ms")
+        for row in cnn.get("sweep") or []:
+            if row.get("speedup") is not None:
+                busy = f", GPU busy {min(row['busy'], 1.0):.0%}" if row.get("busy") is not None else ""
+                lines.append(f"batch {row['batch']}: {row['speedup']:.1f}x over the CPU{busy}")
+        for key in ("3x3.fp32.nchw", conv.get("fastest")):
+            figures = (conv.get("configs") or {}).get(key or "")
+            if figures and figures.get("tflops"):
+                lines.append(f"conv {key}: {figures['tflops']:.1f} TFLOP/s ({figures['verdict']})")
+        return lines

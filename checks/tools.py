@@ -45,4 +45,20 @@ class ExternalToolMisbehaved(Check):
                 findings.append(self.info(
                     f"`{command}` printed bytes that are not UTF-8; they were replaced before parsing.",
                     subject=key, evidence=[result.describe()]))
+        findings += self._smi_errors(facts, {f.id.partition(":")[2] for f in findings})
         return findings or self.ok(f"{len(facts.observations.commands)} command(s) ran without hangs or crashes")
+
+    def _smi_errors(self, facts, reported: set) -> list:
+        """Error lines amd-smi / rocm-smi printed while exiting normally (smi.problems): a crash is reported above."""
+        by_tool: dict[str, list[str]] = {}
+        for line in facts.get("smi.problems") or []:
+            tool, _, text = str(line).partition(": ")
+            by_tool.setdefault(tool, []).append(text)
+        keys = {tool: [k for k, r in facts.observations.commands.items() if r.argv and r.argv[0].endswith(tool)]
+                for tool in by_tool}
+        return [self.warn(
+            f"`{tool}` printed errors; the GPUs it lists may be incomplete.", subject=tool, evidence=lines[:6],
+            remediation=["An SMI tool that errors or aborts is often a packaging bug of that build (an assertion or "
+                         "'map::at' on an unexpected sysfs file) and does not mean the GPU is broken; the inventory "
+                         "also reads KFD and rocminfo."])
+            for tool, lines in sorted(by_tool.items()) if not set(keys[tool]) & reported]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
-from rocm_doctor.engine.remedy import pip_install
+from rocm_doctor.engine.installs import install_into
 from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index
+
+from rocm_doctor.checks.amd_runtime import hardware_lines
 
 
 FLAVOUR_NAMES = {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU"}
@@ -20,10 +22,11 @@ def _gpu_vendors(facts) -> set[str]:
     return {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
 
 
-def _pip_fix(python: str, index_url: str, reinstall: bool = True, packages=("torch",)) -> list:
+def _pip_fix(facts, python: str, index_url: str, reinstall: bool = True, packages=("torch",)) -> list:
     """The machine-applicable form of the pip advice (applied only with `fix --allow-install`)."""
-    return [pip_install(python, list(packages), index_url, extra_args=["--force-reinstall"] if reinstall else [],
-                        note="install the torch build for this machine's GPU into the target interpreter")]
+    return [install_into(facts.get("python.target"), python, list(packages), index_url,
+                         extra_args=["--force-reinstall"] if reinstall else [],
+                         note="install the torch build for this machine's GPU into the target interpreter")]
 
 
 def _amd_gfx(facts) -> str | None:
@@ -125,7 +128,7 @@ class TorchInstalled(Check):
         vendors = _gpu_vendors(facts)
         if "nvidia" in vendors or ("amd" in vendors and _amd_plan_is_direct(facts)):
             index, packages = cls._index(facts)
-            return _pip_fix(python, index, reinstall, packages)
+            return _pip_fix(facts, python, index, reinstall, packages)
         return []
 
     @staticmethod
@@ -158,12 +161,12 @@ class TorchBuildMatchesGpu(Check):
                 f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is AMD: it will never use the GPU.",
                 evidence=[f"torch.version.hip = {facts.get('torch.hip')}", f"torch.version.cuda = {facts.get('torch.cuda_version')}"],
                 remediation=[f"Install {why}" + ("." if _amd_plan_is_direct(facts) else f": {index}")],
-                fix=_pip_fix(python, index, packages=packages) if _amd_plan_is_direct(facts) else [],
+                fix=_pip_fix(facts, python, index, packages=packages) if _amd_plan_is_direct(facts) else [],
             )
         if "nvidia" in vendors and flavour != "cuda" and "amd" not in vendors:
             return self.fail(
                 f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is NVIDIA.",
-                fix=_pip_fix(python, cuda_index(version)),
+                fix=_pip_fix(facts, python, cuda_index(version)),
             )
         if not vendors & {"amd", "nvidia"}:
             if flavour == "cpu":
@@ -191,6 +194,8 @@ class TorchSeesGpu(Check):
         if facts.get("torch.available_error"):
             evidence.append(f"exception: {facts['torch.available_error']}")
         evidence += [f"warning: {w}" for w in facts.get("torch.warnings") or []]
+        if flavour == "rocm":  # the other side: what shows a GPU below torch
+            evidence += hardware_lines(facts)
         said = facts.get("torch.available_error") or next(iter(facts.get("torch.warnings") or []), None)
         remediation = [
             "Check that the GPU driver is loaded and the devices are accessible (see the ROCm/driver findings).",

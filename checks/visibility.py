@@ -14,8 +14,8 @@ VARIABLES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICE
 class GpuVisibilityEnv(Check):
     id = "gpu-visibility-env"
     title = "GPU visibility variables do not hide the GPUs"
-    explains = ("torch-cuda-unavailable", "windows-gpu-not-enumerated", "gpu-kernel*", "hsa-override-kernels-fail",
-                "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("torch-cuda-unavailable", "windows-gpu-not-enumerated", "rocm-runtime-sees-no-gpu", "gpu-kernel*",
+                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "environment"
     severity = Severity.HIGH
 

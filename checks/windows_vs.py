@@ -107,7 +107,9 @@ class HiprtcHeadersMissing(Check):
                     "MSVC's C++ headers are there but the Windows SDK UCRT headers (Windows Kits\\10\\Include\\<ver>\\ucrt) "
                     "are not; headers such as <limits> and <cstdint> include UCRT ones, so hipRTC compiles can still fail.",
                     subject="ucrt",
-                    evidence=[f"C++ headers via {v}" for v in headers["via"]],
+                    evidence=[f"C++ headers via {v}" for v in headers["via"]] + ([
+                        f"Windows SDK {u['version']}: {u['path']} has no corecrt.h"
+                        for u in facts.get("windows.sdk.ucrt") or []] or ["Windows Kits\\10\\Include: no SDK version"]),
                     remediation=[
                         "Add a Windows SDK to the Build Tools / Visual Studio instance (Visual Studio Installer > Modify > "
                         "Individual components > Windows 11 SDK).",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
+from rocm_doctor import inputfile
 from rocm_doctor.engine import diagnosis, relations
 from rocm_doctor.engine.shells import detect_shell
 from rocm_doctor.engine.engine import Selection, run_checks, validate_selection
@@ -46,10 +47,19 @@ def observe(options: Options) -> Observations:
     A log given with `check --log` joins the observations either way, so a maintainer can replay a user's snapshot
     together with the user's log.
     """
-    observations = snapshot.load(options.from_file) if options.from_file is not None else _collect_live(options)
+    observations = load_snapshot(options.from_file) if options.from_file is not None else _collect_live(options)
     if options.log is not None:
         observations.add_probe(USER_LOG_KEY, options.log)
     return observations
+
+
+def load_snapshot(path: Path) -> Observations:
+    """A snapshot or report file, read bounded (rocm_doctor.inputfile); raises SnapshotError with one line."""
+    try:
+        raw = inputfile.read(path)
+    except inputfile.InputError as exc:
+        raise snapshot.SnapshotError(str(exc)) from None
+    return snapshot.parse(raw, str(path))
 
 
 def _collect_live(options: Options) -> Observations:
@@ -91,8 +101,9 @@ def _judge(observations: Observations, registry, selection: Selection, options: 
         stage_list = replayed()
     else:
         stage_list = list(options.stages)
+    sample = live_sampler(facts) if source == "live" and stage_list else None
     staged = run_stages(stage_list, registry, facts, findings, selection, replay=source != "live",
-                        progress=options.progress)
+                        progress=options.progress, sample=sample)
     findings = relations.link(staged.findings, registry.checks, facts)
     report = Report(
         findings=findings,
@@ -103,6 +114,13 @@ def _judge(observations: Observations, registry, selection: Selection, options: 
         source=source,
     )
     return report, facts
+
+
+def live_sampler(facts: Facts):
+    """Samples of the live GPU state for the stages to run between (the same tools the live-state probe uses)."""
+    from rocm_doctor.probes.gpu_sample import sampler
+
+    return sampler(facts.env, facts.os)
 
 
 def no_gpu_seen(facts: Facts) -> Optional[str]:

@@ -5,18 +5,23 @@ exclusively beside it (never through a link), are synced, and are renamed over i
 (`-o /dev/null`, `-o /dev/stdout`) is written through as a stream and never replaced. A symlink is followed to
 the file it names, except one that another user owns in a sticky world-writable folder (the kernel's
 protected_symlinks rule). A failed or short write raises WriteError, whose message is one line for the user.
+A temporary file that a killed run left beside a target is removed by the next write of that target (`sweep`).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
+import time
 import stat
 from pathlib import Path
 from typing import Optional, Union
 
 TMP_SUFFIX = ".rocm-doctor-tmp"
+STALE_S = 600  # a write takes a second at most: a temporary file this old was left by a killed run
+_TMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{12}" + re.escape(TMP_SUFFIX))
 _MAX_LINKS = 40
 _CHUNK = 1 << 20
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -112,6 +117,38 @@ def resolve(path: Union[str, Path]) -> Path:
     return Path(os.path.realpath(current.parent)) / current.name
 
 
+def sweep(path: Union[str, Path]) -> list[Path]:
+    """Remove the temporary files a killed write of `path` left beside it, where that is safe: named as this module
+    names them, plain files (not links), owned by this user or by the target's owner, untouched for STALE_S (so
+    never one a concurrent run is writing). Returns what was removed; never raises."""
+    try:
+        real = resolve(path)
+        owners = {os.geteuid()} if hasattr(os, "geteuid") else set()
+        try:
+            owners.add(os.stat(real).st_uid)
+        except OSError:
+            pass
+        names = os.listdir(real.parent)
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        match = _TMP_NAME.fullmatch(name)
+        if match is None or match.group("name") != real.name:
+            continue
+        leftover = real.parent / name
+        try:
+            st = os.lstat(leftover)
+            foreign = owners and st.st_uid not in owners
+            if not stat.S_ISREG(st.st_mode) or foreign or time.time() - st.st_mtime < STALE_S:
+                continue
+            os.unlink(leftover)
+        except OSError:
+            continue
+        removed.append(leftover)
+    return removed
+
+
 def _check_link(link: Path, st: os.stat_result) -> None:
     if not hasattr(os, "geteuid"):
         return
@@ -153,6 +190,7 @@ def _stream(path: Path, raw: bytes, truncate: bool) -> None:
 
 def _replace(real: Path, raw: bytes, mode: int, old: Optional[os.stat_result]) -> None:
     folder = real.parent
+    sweep(real)
     for _ in range(8):
         tmp = folder / f".{real.name}.{secrets.token_hex(6)}{TMP_SUFFIX}"
         try:

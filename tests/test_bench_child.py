@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,9 +18,15 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def tiny_results():
+def tiny_results(tmp_path_factory):
     seen = []
-    results = run_bench(sys.executable, plan.build("tiny"), device="cpu", preset="tiny", on_record=seen.append)
+    db = tmp_path_factory.mktemp("miopen-db")  # a user find database as MIOpen leaves it, for the conv section
+    (db / "gfx1150_8.HIP.3_5_1_test.ufdb.txt").write_text(
+        (Path(__file__).parent / "fixtures" / "miopen" / "ufdb-records-fp16-winograd-igemm-gemm-and-naive-timings-"
+         "excerpt.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    env = dict(os.environ, MIOPEN_USER_DB_PATH=str(db))
+    results = run_bench(sys.executable, plan.build("tiny"), device="cpu", preset="tiny", on_record=seen.append,
+                        env=env)
     return results, seen
 
 
@@ -32,7 +40,9 @@ def test_every_section_reports_on_the_cpu(tiny_results):
         assert entry["records"], name
     kinds = {r["bench"] for s in results["sections"].values() for r in s["records"]}
     assert {"matmul", "memory", "launch", "sdpa", "compare_matmul", "compare_cnn", "cpu_memory", "decoder_model",
-            "decoder_prefill", "decoder_decode", "decoder_profile", "reference"} <= kinds
+            "decoder_prefill", "decoder_decode", "decoder_profile", "reference", "cnn_model", "cnn_steps",
+            "cnn_profile", "cnn_optimizer", "cnn_variant", "sweep_point", "conv_env", "conv", "conv_pass",
+            "conv_db"} <= kinds
     assert any(r.get("bench") == "section_end" for r in seen)  # progress reached the callback
 
 
@@ -47,6 +57,27 @@ def test_records_count_bytes_and_flops(tiny_results):
     assert model["kv_bytes_per_position"] == cfg["layers"] * 2 * cfg["kv_heads"] * cfg["head_dim"] * 4  # fp32 on CPU
     profile = next(r for r in results["sections"]["decoder"]["records"] if r["bench"] == "decoder_profile")
     assert profile["top_host_ops"] and "aten::" in profile["top_host_ops"][0]["name"]
+
+
+def test_the_simple_cnn_and_every_conv_pass_ran(tiny_results):
+    results, _ = tiny_results
+    model = next(r for r in results["sections"]["cnn"]["records"] if r["bench"] == "cnn_model")
+    assert model["params"] == 448 + 4640 + 20490  # the SimpleCNN: 3->16, 16->32 convs, 2048->10 linear
+    passes = {r["pass_name"]: r for r in results["sections"]["conv"]["records"] if r["bench"] == "conv_pass"}
+    assert set(passes) == {"default", "default-again", "benchmark", "miopen-log"}
+    assert all(p["state"] == "ok" and p["records"] for p in passes.values()), passes
+    assert passes["miopen-log"]["env"]["MIOPEN_LOG_LEVEL"] == "5" and "log" in passes["miopen-log"]
+    convs = [r for r in results["sections"]["conv"]["records"] if r["bench"] == "conv"]
+    assert {r["benchmark"] for r in convs} == {False, True}
+    first = next(r for r in convs if r["shape"] == "3x3" and r["dtype"] == "fp32" and r["layout"] == "nchw")
+    assert first["flops"] == 3 * 2 * 2 * 4 * 4 * 9 * 8 * 8 and first["ops"]
+    db = next(r for r in results["sections"]["conv"]["records"] if r["bench"] == "conv_db")
+    user = db["folders"]["MIOPEN_USER_DB_PATH"]
+    assert user["source"] == "env" and user["writable"] and user["files"][0]["records"] == 3
+    analysis = analyze(results)
+    line = next(l for l in analysis["lines"] if l["key"] == "conv.miopen.db")
+    assert "3 find records before the passes, 3 after" in line["explanation"]
+    assert analysis["values"]["conv"]["miopen"]["db_naive_best"] == []  # Winograd is the fastest in every record
 
 
 def test_analysis_of_a_real_run_is_json(tiny_results):
@@ -94,4 +125,4 @@ def test_bench_command_json_shape():
     assert data["schema_version"] == 2 and data["kind"] == "bench"
     assert set(data) >= {"results", "analysis", "findings", "elapsed_s"}
     assert data["results"]["sections"]["launch"]["state"] == "ok"
-    assert all(f["check"].startswith("bench-") for f in data["findings"])
+    assert all(f["check"].startswith("bench-") or f["check"] == "env-switch-slows" for f in data["findings"])

@@ -6,11 +6,12 @@ source and fails when a check attaches steps in more places than it has cases he
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from rocm_doctor.engine.registry import load_registry
-from rocm_doctor.testing import Case, assert_fix_passes, step_sites
+from rocm_doctor.testing import Case, assert_fix_passes, load_cases, step_sites
 
 REGISTRY = load_registry(include_plugins=False)
 ROCM63 = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1200",
@@ -110,6 +111,24 @@ def vs(has_vc_tools, path=r"C:\BuildTools"):
     return {"instances": [instance] if has_vc_tools is not None else [],
             "vswhere": {"describe": "vswhere.exe exited 0", "path": "vswhere.exe", "format": "json"}}
 
+
+
+def blocking_bench(back_to_back=18.0, without=6.0):
+    """Bench results on an H200 whose launch section, re-run without CUDA_LAUNCH_BLOCKING=1, got faster."""
+    from rocm_doctor.gpu.bench.analysis import analyze
+    from rocm_doctor.gpu.bench.switches import choose
+
+    def launch(us):
+        return {"state": "ok", "detail": "completed", "records": [
+            {"bench": "launch", "mode": "back_to_back", "us_per_launch": us},
+            {"bench": "launch", "mode": "sync_each", "us_per_launch": 17.0}]}
+
+    results = {"schema": 1, "env": {}, "sections": {"launch": launch(back_to_back)}, "live": {"samples": []},
+               "header": {"device": {"type": "cuda", "index": 0, "name": "NVIDIA H200"},
+                          "import": {"ok": True, "cuda": "13.0"}}}
+    results["switch_ab"] = choose(results, {"CUDA_LAUNCH_BLOCKING": "1"}, analyze(results)["lines"], ["launch"])
+    results["switch_ab"]["runs"][0]["results"] = {"sections": {"launch": launch(without)}, "live": {"samples": []}}
+    return {"bench.results": results}
 
 
 PATH_NOT_FROM_ENV = pytest.mark.xfail(
@@ -279,6 +298,9 @@ CASES = [
          expect={"iommu-multi-gpu-hang-risk": "warn"}, text="add iommu=pt", after={"run_command": IOMMU_PT}),
     Case(name="iommu-grubby-alternative", check="iommu-multi-gpu-hang-risk", facts=IOMMU_ON,
          expect={"iommu-multi-gpu-hang-risk": "warn"}, alternative="grubby", after={"run_command": IOMMU_PT}),
+    Case(name="switch-measured-to-slow-launches", check="env-switch-slows", env={"CUDA_LAUNCH_BLOCKING": "1"},
+         facts=blocking_bench(), expect={"env-switch-slows:CUDA_LAUNCH_BLOCKING": "warn"},
+         text="unset CUDA_LAUNCH_BLOCKING"),
     Case(name="nccl-p2p-disabled", check="nccl-transport-disabled", env={"NCCL_P2P_DISABLE": "1"},
          expect={"nccl-transport-disabled:NCCL_P2P_DISABLE": "warn"}, text="unset NCCL_P2P_DISABLE"),
     Case(name="wsl1-without-dxg", check="wsl-rocm-support", os="wsl", env={"WSL_DISTRO_NAME": "Ubuntu"},
@@ -377,6 +399,7 @@ CASES = [
 ]
 
 
+CASES += load_cases(Path(__file__).parent / "cases" / "layer-fix-cases.json")  # the layer under ROCm
 XFAIL = {"path-names-a-removed-rocm": PATH_NOT_FROM_ENV, "rocm-bin-not-on-path": PATH_NOT_FROM_ENV,
          "hip-two-runtimes": LOADED_IN_THE_CHILD, "hip-system-runtime-loaded": LOADED_IN_THE_CHILD,
          "torch-loaded-a-foreign-hip-runtime": LOADED_IN_THE_CHILD, "two-hip-runtimes-in-one-process": LOADED_IN_THE_CHILD}

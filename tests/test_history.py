@@ -11,7 +11,7 @@ import pytest
 
 from rocm_doctor import safefile
 from rocm_doctor.compare import engine, fields, relevance
-from rocm_doctor.diagnose import replay
+from rocm_doctor.diagnose import load_snapshot, replay
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts import snapshot
 from rocm_doctor.history import annotate, rundiff, sides, store
@@ -268,7 +268,7 @@ def test_live_gpu_state_is_compared_leaf_by_leaf_and_a_new_process_is_one_change
     busy = SNAPSHOTS / "linux-h200-other-process-holds-93pct-of-memory.json"
     if not (idle.exists() and busy.exists()):
         pytest.skip("the live-state snapshots are not in this tree")
-    doc = diff_of(snapshot.load(idle), snapshot.load(busy), tmp_path)
+    doc = diff_of(load_snapshot(idle), load_snapshot(busy), tmp_path)
     first = doc["changes"][0]
     assert first["field"] == "gpu.live.gpus[0].memory_used_mib" and first["relevance"] == relevance.NEW_PROBLEM
     assert first["checks"][0] == {"check": "gpu-memory-held", "status": "fail", "before": "ok", "how": "requires",

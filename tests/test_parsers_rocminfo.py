@@ -55,6 +55,11 @@ BROKEN = [
     ("wsl-rx7800xt-rocm6.4.2-no-wsl-build-out-of-resources.txt", "out-of-resources", True, None),
     ("wsl-rx9060xt-gfx1200-win10-rocdxg-out-of-resources-rocm7.2.txt", "out-of-resources", True, None),
     ("wsl2-2021-rx580-rock-not-loaded-no-dev-kfd.txt", "rock-not-loaded", False, False),
+    ("linux-rock-module-not-loaded-rocminfo-issue-42.txt", "rock-not-loaded", False, False),
+    # ROCr skipped the GPU node it does not know: "Agent creation failed. The GPU node has an unrecognized id."
+    ("linux-arch-agent-creation-failed-gpu-node-unrecognized-id-rocm5.3-excerpt.txt", "unrecognized", False, True),
+    ("linux-ubuntu24.04-rx9070xt-aocc-env-agent-creation-failed-invalid-argument-rocm7.2.1.txt", "hsa-error", False,
+     True),
 ]
 
 

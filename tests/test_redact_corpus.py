@@ -1,7 +1,10 @@
 """A corpus of realistic reports with planted secrets and identities: the redacted bundle (JSON and Markdown)
-contains none of them, is valid against the report schema, and still replays with `check --from`."""
+contains none of them, is valid against the report schema, and still replays with `check --from`. And every
+output of a live run (check --json, snapshot, report JSON and Markdown, fleet report), with what each may carry
+counted."""
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -12,6 +15,7 @@ from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import FileRecord, Observations
 from rocm_doctor.report import bundle, markdown
+from rocm_doctor.report.redact import redact
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -47,6 +51,17 @@ SERIALS = {
     "nvidia-smi": "    Serial Number                         : 1324520053141\n"
                   "    GPU UUID                              : GPU-5b4b6a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b\n",
 }
+# rc lines that set a GPU variable and a secret on the same line: the shell_rc probe records such lines
+RC_LINES = [
+    "export HSA_OVERRIDE_GFX_VERSION=11.0.0 HF_HUB_TOKEN='quoted secret value 1'",
+    "export HIP_VISIBLE_DEVICES=0 WANDB_KEY=wandbkey0123456789",
+    'export ROCR_VISIBLE_DEVICES=0 DB_PASS=dbpass-planted-7 SMTP_PASSWORD="smtp pass planted"',
+    "alias train='HIP_VISIBLE_DEVICES=0 python train.py --wandb-key=wandbflag-planted-9'",
+    "alias fetch='CUDA_VISIBLE_DEVICES=0 curl -u deployer:curlpass-planted https://files.example/x'",
+    "export HIP_PLATFORM=amd PIP_INDEX_URL=https://builder:urlpass-planted@pypi.internal.example/simple",
+]
+RC_SECRETS = ["quoted secret value 1", "wandbkey0123456789", "dbpass-planted-7", "smtp pass planted",
+              "wandbflag-planted-9", "deployer:curlpass", "curlpass-planted", "builder:urlpass", "urlpass-planted"]
 PLANTED = [
     "alice", "gpu-box-7", "lab.example.net", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
     "ghp_1234567890abcdefghijABCDEFGHIJ123456", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
@@ -55,7 +70,7 @@ PLANTED = [
     "eyJhbGciOiJIUzI1NiJ9", "c2lnbmF0dXJlMTIz", "alice.smith@example.org", "192.168.7.21", "9A1B2C3D4E5F",
     "0x1F2E3D4C5B6A7988", "692237000042", "1324520053141", "5b4b6a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b",
     "43529fe3ce00c724", "362702d6dbbf2d1d", "00ff1900-0000-1000-8000-000000000000", "59a2b6c8d3e4f5a1",
-]
+] + RC_SECRETS
 ROCMINFO = [
     "rocminfo/linux-cloud-vm-mi300x-vf-gfx942-xeon8568y-rocm7.2.4.txt",
     "rocminfo/linux-rx6800-gfx1030-plus-5600g-igpu-gfx90c-padded-rocm5.4.3.txt",
@@ -81,7 +96,9 @@ def observations(rocminfo_fixture: str) -> Observations:
     log = (FIXTURES / "logs/amd_log_level/linux-nobara-rx7600xt-gfx1102-override-11.0.0-missing-CO-hipblaslt-then-segfault-torch-rocm6.2.txt").read_text()
     obs.add_command("torch-probe", command([f"{HOME}/venvs/torch/bin/python", "-c", "probe"], "", log + PLANTED_TEXT, -11))
     obs.add_file(FileRecord(path=f"{HOME}/.bashrc", exists=True,
-                            content=f"export HF_TOKEN={PLANTED_ENV['HF_TOKEN']}\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\n"))
+                            content=f"export HF_TOKEN={PLANTED_ENV['HF_TOKEN']}\n" + "\n".join(RC_LINES) + "\n"))
+    obs.add_probe("shell.rc", [{"file": "~/.bashrc", "line_no": n, "variable": "HSA_OVERRIDE_GFX_VERSION", "line": line}
+                               for n, line in enumerate(RC_LINES, 2)])  # as an older rocm-doctor recorded them
     obs.add_file(FileRecord(path="/etc/hostname", exists=True, content="gpu-box-7\n"))
     obs.add_probe("pci.sysfs", [{"slot": "0000:03:00.0", "serial": "PHX-998877", "vendor": "0x1002"}])
     return obs
@@ -137,7 +154,7 @@ def test_own_live_run_redacted(doctor, isolated_env, fake_bin, tmp_path, report_
     env = dict(isolated_env, **{k: v for k, v in PLANTED_ENV.items() if k not in ("PATH", "VIRTUAL_ENV")})
     env["HOME"] = str(home)
     env["PATH"] = f"{home}/.local/bin:{isolated_env['PATH']}"
-    result = doctor("report", "-o", "out.md", env=env)
+    result = doctor("report", "--format", "both", "-o", "out.md", env=env)
     assert result.returncode == 0, result.stderr
     md = (tmp_path / "out.md").read_text()
     raw = (tmp_path / "out.json").read_text()
@@ -147,3 +164,118 @@ def test_own_live_run_redacted(doctor, isolated_env, fake_bin, tmp_path, report_
     jsonschema.validate(data, report_schema)
     assert data["snapshot"]["observations"]["env"]["HOME"] == "~"
     assert "GPU-<uuid-1>" in data["snapshot"]["observations"]["commands"]["rocminfo"]["stdout"]
+
+
+@pytest.mark.parametrize("fixture, uuids", list(zip(ROCMINFO, (3, 3, 2))))
+def test_corpus_counts_each_kind_once_per_value(tmp_path, fixture, uuids):
+    """Distinct values replaced per kind: 5 secret env values and the 5 secret rc-line values (the curl and URL
+    credentials are masked, not numbered), one user, one host (FQDN and short name), four addresses..."""
+    _, redactor = redact(build(tmp_path, fixture, redacted=False))
+    assert redactor.counts() == {"email": 1, "host": 1, "ip": 4, "mac": 2, "secret": 10, "serial": 6, "token": 1,
+                                 "user": 1, "uuid": uuids}
+
+
+def secrets_in(text: str) -> list[str]:
+    secret_values = [v for k, v in PLANTED_ENV.items() if k.endswith(("TOKEN", "KEY", "PASSWORD"))]
+    return [value for value in RC_SECRETS + secret_values if value.splitlines()[0] in text]
+
+
+def test_every_output_of_a_live_run(doctor, isolated_env, fake_bin, tmp_path):
+    """check --json, snapshot, report JSON and Markdown, fleet report: the rc-line secrets are in none (the probe
+    masks them before it records a line); the secret env values only in the snapshot, whose raw environment is
+    for local replay (docs/snapshot.md); the ticket outputs carry no planted value at all."""
+    fake_bin.add("rocminfo", f"cat '{FIXTURES / ROCMINFO[1]}'\n")
+    home = tmp_path / "home" / "alice"
+    home.mkdir(parents=True)
+    (home / ".bashrc").write_text("\n".join(RC_LINES) + "\n")
+    env = dict(isolated_env, **{k: v for k, v in PLANTED_ENV.items() if k not in ("PATH", "VIRTUAL_ENV")})
+    env.update(HOME=str(home), PATH=f"{home}/.local/bin:{isolated_env['PATH']}")
+    check = doctor("check", "--json", "--no-history", env=env)
+    assert check.returncode in (0, 1), check.stderr
+    (tmp_path / "node-a.json").write_text(check.stdout)
+    (tmp_path / "node-b.json").write_text(check.stdout)
+    assert doctor("snapshot", "-o", "snap.json", env=env).returncode == 0
+    assert doctor("report", "--format", "both", "-o", "out.md", env=env).returncode == 0
+    fleet = doctor("fleet", "diff", "node-a.json", "node-b.json", "--json", env=env)
+    assert fleet.returncode in (0, 1), fleet.stderr
+    outputs = {"check --json": check.stdout, "snapshot": (tmp_path / "snap.json").read_text(),
+               "report JSON": (tmp_path / "out.json").read_text(), "report Markdown": (tmp_path / "out.md").read_text(),
+               "fleet": fleet.stdout}
+    found = {name: secrets_in(text) for name, text in outputs.items()}
+    assert {name: len(values) for name, values in found.items()} == {
+        "check --json": 0, "snapshot": 5, "report JSON": 0, "report Markdown": 0, "fleet": 0}
+    assert not any(set(values) & set(RC_SECRETS) for values in found.values())
+    snap_rc = json.loads(outputs["snapshot"])["observations"]["probes"]["shell.rc"]
+    assert [hit["line"] for hit in snap_rc][0] == "export HSA_OVERRIDE_GFX_VERSION=11.0.0 HF_HUB_TOKEN='<redacted>'"
+    assert leaks(outputs["report JSON"]) == [] and leaks(outputs["report Markdown"]) == []
+    for name in ("report JSON", "report Markdown"):
+        assert "alice" not in outputs[name] and "gpu-box-7" not in outputs[name]
+
+
+def test_fleet_node_reports_name_secret_variables_only_as_set():
+    from rocm_doctor.distributed import fleet
+    from rocm_doctor.distributed.envinfo import relevant_env
+
+    env = {"NCCL_DEBUG": "INFO", "HIP_API_KEY": "hip-key-planted-1", "NCCL_IB_PASSWORD": "ib-pass-planted-2"}
+    nodes = [fleet.node_report({"findings": []}, {"env": relevant_env(dict(env, NCCL_DEBUG=level))}, {"host": name})
+             for name, level in (("n1", "INFO"), ("n2", "WARN"))]
+    text = json.dumps(fleet.diff(nodes))
+    assert "hip-key-planted-1" not in text and "ib-pass-planted-2" not in text
+    assert nodes[0]["summary"]["env"] == {"HIP_API_KEY": "<redacted>", "NCCL_DEBUG": "INFO",
+                                         "NCCL_IB_PASSWORD": "<redacted>"}
+
+
+WORDY_LOG = ("torch@rocm:~$ pip install --index-url https://rocm.nightlies.amd.com/v2/gfx110X-dgpu/ torch\n"
+             "MIOpen version 3.3.0.0\nDriver Version: 24.10.1.2\nJan 05 10:00:00 rocm kernel: amdgpu: ring timeout\n")
+
+
+def test_a_host_named_rocm_and_a_user_named_torch(tmp_path):
+    """The names are hidden where they are names; the domain's words, URLs, check ids and versions survive."""
+    raw = json.loads((Path(__file__).parent / "snapshots" / "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json")
+                     .read_text())
+    raw["observations"]["env"].update(USER="torch", HOSTNAME="rocm", HOME="/home/torch")
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(raw))
+    report, facts = diagnose(Options(from_file=path))
+    report.stages = {"logs": {"session": WORDY_LOG}}
+    plain = bundle.build(report, facts)
+    data = bundle.redact_bundle(plain)[0]
+    text, page = bundle.to_json(data), markdown.render(data, json_name="report.json")
+    assert "gfx-not-in-torch-arch-list" in text and "gfx-not-in-torch-arch-list" in page
+    assert data["stages"]["logs"]["session"] == WORDY_LOG.replace("torch@rocm", "<user>@<host>").replace(
+        "10:00:00 rocm", "10:00:00 <host>")
+    env = data["snapshot"]["observations"]["env"]
+    assert (env["USER"], env["HOSTNAME"], env["HOME"]) == ("<user>", "<host>", "~")
+    words = lambda doc, word: len(re.findall(rf"\b{word}\b", doc))  # noqa: E731
+    plain_text = bundle.to_json(plain)
+    assert words(text, "torch") == words(plain_text, "torch") - 3  # USER, HOME (now ~), the log's prompt
+    assert words(text, "rocm") == words(plain_text, "rocm") - 3  # HOSTNAME, the prompt, the syslog host field
+
+
+WINDOWS_PLANTED = {"USERDOMAIN": "CONTOSO", "USERDNSDOMAIN": "CORP.CONTOSO.COM", "LOGONSERVER": "\\\\CONTOSO-DC01",
+                   "COMPUTERNAME": "ANA-LAPTOP", "OneDrive": "C:\\Users\\ana\\OneDrive - Fabrikam Ltd",
+                   "WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567"}
+
+
+def test_windows_registry_and_process_scope(tmp_path):
+    raw = json.loads((Path(__file__).parent / "snapshots" / "windows-env-scopes.json").read_text())
+    observations = raw["observations"]
+    observations["env"].update(WINDOWS_PLANTED)
+    observations["env"]["PATH"] += ";C:\\Users\\ana\\OneDrive - Fabrikam Ltd\\tools"
+    values = observations["probes"]["windows.registry.env"]["HKCU\\Environment"]["values"]
+    values.update(HF_TOKEN={"value": PLANTED_ENV["HF_TOKEN"], "type": "REG_SZ"},
+                  MY_SETTING={"value": "internal-value-xyz", "type": "REG_SZ"},
+                  DB_PASS={"value": "registry-pass-planted", "type": "REG_SZ"})
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(raw))
+    report, facts = diagnose(Options(from_file=path))
+    report.stages = {"logs": {"session": "CONTOSO\\ana logged on at \\\\CONTOSO-DC01 (corp.contoso.com)"}}
+    data = bundle.redact_bundle(bundle.build(report, facts))[0]
+    text = bundle.to_json(data) + markdown.render(data, json_name="report.json")
+    assert data["stages"]["logs"]["session"] == "<domain>\\<user> logged on at \\\\<host> (<domain-2>)"
+    planted = ["CONTOSO", "ANA-LAPTOP", "Fabrikam", "C:\\\\Users\\\\ana", "hf_AbCd", "internal-value-xyz",
+               "registry-pass-planted", "0123456789abcdef"]
+    assert [value for value in planted if value.lower() in text.lower()] == []
+    _, redactor = redact(bundle.build(report, facts))
+    # the Windows device-class GUID of display adapters counts as a uuid
+    assert redactor.counts() == {"domain": 2, "host": 2, "org": 1, "secret": 3, "user": 1, "uuid": 1}

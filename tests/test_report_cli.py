@@ -21,7 +21,7 @@ def finding_ids(data):
 
 def test_markdown_and_json_written_and_replayable(doctor, isolated_env, fake_bin, tmp_path, report_schema):
     env = planted_env(isolated_env, fake_bin)
-    result = doctor("report", "-o", "ticket.md", env=env)
+    result = doctor("report", "--format", "both", "-o", "ticket.md", env=env)
     assert result.returncode == 0, result.stderr
     assert "ticket.md and ticket.json" in result.stderr
     md = (tmp_path / "ticket.md").read_text()

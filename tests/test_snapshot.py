@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from rocm_doctor.diagnose import load_snapshot
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import FileRecord, Observations
@@ -20,7 +21,7 @@ def sample():
 def test_round_trip(tmp_path):
     path = tmp_path / "snap.json"
     path.write_text(snapshot.dumps(sample()), encoding="utf-8")
-    loaded = snapshot.load(path)
+    loaded = load_snapshot(path)
     assert loaded.to_dict() == sample().to_dict()
     raw = json.loads(path.read_text())
     assert raw["format"] == "rocm-doctor-snapshot" and raw["version"] == 1
@@ -49,14 +50,14 @@ def test_bad_files_give_one_line_errors(tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_text(content)
     with pytest.raises(snapshot.SnapshotError, match=message) as info:
-        snapshot.load(path)
+        load_snapshot(path)
     assert "\n" not in str(info.value)
 
 
 def test_missing_and_binary_files(tmp_path):
     with pytest.raises(snapshot.SnapshotError, match="no such file"):
-        snapshot.load(tmp_path / "absent.json")
+        load_snapshot(tmp_path / "absent.json")
     binary = tmp_path / "bin.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(snapshot.SnapshotError):
-        snapshot.load(binary)
+        load_snapshot(binary)

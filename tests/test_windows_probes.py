@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from rocm_doctor.diagnose import load_snapshot
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import Observations
@@ -197,7 +198,7 @@ def test_probe_snapshot_round_trip_replays_identically(host, tmp_path):
     windows_env.collect(rec, host=host)
     path = tmp_path / "snap.json"
     path.write_text(snapshot.dumps(rec.observations), encoding="utf-8")
-    again = interpret(snapshot.load(path))
+    again = interpret(load_snapshot(path))
     assert again["windows.env.scopes"]["user"]["HSA_OVERRIDE_GFX_VERSION"]["value"] == "10.3.0"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -9,8 +10,8 @@ from typing import Any, Optional
 
 import click
 
-from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
-from rocm_doctor.cli.options import python_option
+from rocm_doctor.cli.app import DoctorUsageError, console
+from rocm_doctor.cli.options import exit_for, fail_on_option, python_option
 from rocm_doctor.gpu.bench.plan import PRESETS, SECTION_ORDER, TITLES
 
 FIGURES = (("median_tflops", "TFLOP/s"), ("tflops", "TFLOP/s"), ("median_gbs", "GB/s"), ("gbs", "GB/s"),
@@ -32,13 +33,18 @@ def _describe(record: dict[str, Any]) -> str:
 
 def run_with_progress(python: str, preset: str, device: str, device_index: int, sections=(),
                       show_progress: bool = True) -> dict[str, Any]:
-    """Run the benchmark; a rich progress display on stderr when asked for and stderr is a terminal."""
+    """Run the benchmark, the live GPU state sampled around each section; a rich progress display on stderr when
+    asked for and stderr is a terminal."""
     from rocm_doctor.gpu.bench import plan as plans
-    from rocm_doctor.gpu.bench.harness import run_bench
+    from rocm_doctor.gpu.bench import session
+    from rocm_doctor.probes._platform import detect_os
+    from rocm_doctor.probes.gpu_sample import sampler
 
-    plan = plans.build(preset, tuple(sections))
+    plan = plans.build(preset, tuple(sections), device=device)
+    run = functools.partial(session.run, python, plan, device=device, device_index=device_index, preset=preset,
+                            sample=sampler(os.environ, detect_os()))
     if not (show_progress and sys.stderr.isatty()):
-        return run_bench(python, plan, device=device, device_index=device_index, preset=preset)
+        return run()
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
@@ -59,7 +65,7 @@ def run_with_progress(python: str, preset: str, device: str, device_index: int, 
             progress.update(task, description=f"{title}: {_describe(record)}")
 
     with progress:
-        return run_bench(python, plan, device=device, device_index=device_index, on_record=on_record, preset=preset)
+        return run(on_record=on_record)
 
 
 def bench_json(results: dict[str, Any], analysis: dict[str, Any], findings: list) -> dict[str, Any]:
@@ -80,8 +86,8 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 @click.option("--quick", is_flag=True, help="Fewer shapes and smaller sizes (about 15 s on a datacenter GPU).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: raw results, lines with verdicts, findings.")
 @python_option
-@click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
-              help="Device to measure; 'cuda' is also the ROCm/HIP GPU. auto: the GPU when torch sees one.")
+@click.option("--device", type=click.Choice(["cuda", "cpu"]), default="cuda", show_default=True,
+              help="Device to measure; cuda is also the ROCm/HIP GPU; cpu measures the CPU, with sizes for a CPU.")
 @click.option("--device-index", type=click.IntRange(min=0), default=0, show_default=True, help="Which GPU.")
 @click.option("--section", "sections", multiple=True, type=click.Choice(SECTION_ORDER),
               help="Run only this section (repeatable).")
@@ -89,8 +95,11 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 @click.option("--collectives", is_flag=True,
               help="Measure collectives across every local GPU instead (all-reduce, all-gather, broadcast; peer copies).")
 @click.option("-v", "--verbose", is_flag=True, help="Show every line, including explanations of good figures.")
-def command(quick, as_json, python, device, device_index, sections, preset, verbose, collectives=False):
+@fail_on_option
+def command(quick, as_json, python, device, device_index, sections, preset, verbose, fail_on, collectives=False):
     """Measure matmul, memory, launch, attention and an LLM-shaped decoder against what this GPU should do."""
+    from rocm_doctor.facts.facts import Facts
+    from rocm_doctor.facts.observations import Observations
     from rocm_doctor.gpu.bench.analysis import analyze
     from rocm_doctor.gpu.bench.stage import findings as bench_findings
     from rocm_doctor.probes._target import TargetError, choose_python
@@ -106,17 +115,25 @@ def command(quick, as_json, python, device, device_index, sections, preset, verb
         raise SystemExit(bench_collectives(target, preset, device, as_json=as_json, verbose=verbose))
     results = run_with_progress(target, preset, device, device_index, sections, show_progress=not as_json)
     analysis = analyze(results)
-    findings = bench_findings(results)
+    findings = bench_findings(results, Facts(Observations(env=dict(os.environ))))
+    why = nothing_ran(results)
     if as_json:
         click.echo(json.dumps(bench_json(results, analysis, findings), indent=1, default=str))
-    else:
+    elif not why:
         from rocm_doctor.gpu.bench.render import render
 
         render(console(), results, analysis, findings, verbose=verbose)
-    why = nothing_ran(results)
     if why:
-        if not as_json:
-            click.echo(f"rocm-doctor: error: the benchmark could not run: {why}", err=True)
-        raise SystemExit(EXIT_CANNOT_RUN)
-    problems = [f for f in findings if f.status.value in ("warn", "fail", "error")]
-    raise SystemExit(EXIT_PROBLEMS if problems else EXIT_OK)
+        raise DoctorUsageError(cannot_run(results, why, target, device))
+    raise SystemExit(exit_for(findings, fail_on))
+
+
+def cannot_run(results: dict[str, Any], why: str, target: str, device: str) -> str:
+    """The one line for a benchmark that measured nothing: no torch, no GPU (with the way to measure the CPU), or
+    what stopped its child."""
+    imported = (results.get("header") or {}).get("import") or {}
+    if imported and not imported.get("ok", True) and "No module named 'torch'" in str(imported.get("error")):
+        return f"torch is not installed in {target}; install it there, or name the interpreter that has it with --python"
+    if (results.get("header") or {}).get("device", {}).get("error") and device != "cpu":
+        return f"no GPU: {why}; --device cpu measures the CPU instead"
+    return f"the benchmark could not run: {why}"

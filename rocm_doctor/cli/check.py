@@ -6,12 +6,9 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
-from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, python_option, stage_options,
-                                     torch_timeout_option)
-from rocm_doctor.engine.model import Status
-
-FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
+from rocm_doctor.cli.app import DoctorUsageError, console
+from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, exit_for, fail_on_option, python_option,
+                                     stage_options, torch_timeout_option)
 
 
 @click.command("check")
@@ -19,13 +16,13 @@ FAIL_ON = {"warn": Status.WARN, "fail": Status.FAIL}
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Re-diagnose a snapshot or report file.")
-@click.option("--fail-on", type=click.Choice(sorted(FAIL_ON)), default="fail", show_default=True,
-              help="Lowest status that makes the exit code 1.")
+@fail_on_option
 @click.option("--only", multiple=True, metavar="ID", help="Run only this check (repeatable).")
 @click.option("--skip", multiple=True, metavar="ID", help="Do not run this check (repeatable).")
 @click.option("--online", is_flag=True, help="Also check that the package index the fixes use is reachable (network).")
-@click.option("--log", "log_file", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also match known error messages in this log (a traceback, AMD_LOG_LEVEL output) to their causes.")
+@click.option("--log", "log_file", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+              help="Also match known error messages in this log (a traceback, AMD_LOG_LEVEL output; - reads standard "
+                   "input) to their causes.")
 @click.option("--no-history", is_flag=True,
               help="Neither compare this run with the run history nor add it there (`rocm-doctor diff`).")
 @stage_options
@@ -67,9 +64,7 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
         from rocm_doctor.report.human import render
 
         render(report, console(), verbose=verbose)
-    threshold = FAIL_ON[fail_on]
-    failing = [f for f in report.findings if f.status.rank >= threshold.rank]
-    raise SystemExit(EXIT_PROBLEMS if failing else EXIT_OK)
+    raise SystemExit(exit_for(report.findings, fail_on))
 
 
 LOG_CAP = 1_000_000
@@ -77,12 +72,11 @@ LOG_CAP = 1_000_000
 
 def read_log(path: Path) -> dict:
     """The probe value `user.log` (read by rocm_doctor.interpret.amd_derived): the log's last MB, the end being
-    where a crash's message is."""
+    where a crash's message is. `-` is standard input; a pipe is read to its end (bounded)."""
+    from rocm_doctor import inputfile
+
     try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, 2)
-            handle.seek(max(0, size - LOG_CAP))
-            raw = handle.read(LOG_CAP)
-    except OSError as exc:
-        raise DoctorUsageError(f"--log {path}: cannot read ({exc.strerror or exc})") from None
-    return {"path": str(path), "text": raw.decode("utf-8", errors="replace"), "truncated": size > LOG_CAP}
+        raw, truncated = inputfile.read_tail(path, LOG_CAP)
+    except inputfile.InputError as exc:
+        raise DoctorUsageError(f"--log {exc}") from None
+    return {"path": str(path), "text": raw.decode("utf-8", errors="replace"), "truncated": truncated}

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import click
+import os
+import shutil
+import sys
+import textwrap
 
+import click
 
 
 @click.command("checks")
@@ -30,15 +34,38 @@ def command(as_json):
 
         click.echo(json.dumps(envelope("checks", checks=rows), indent=2))
         return
-    # Plain aligned columns: a rich Table takes longer to lay out 80 rows than the rest of the command.
-    widths = {key: max(len(key), *(len(row[key]) for row in rows)) for key in ("id", "area", "severity")}
-    header = f"{'id':<{widths['id']}}  {'area':<{widths['area']}}  {'severity':<{widths['severity']}}  title [platforms]"
-    lines = [header, "-" * len(header)]
-    for row in rows:
-        lines.append(
-            f"{row['id']:<{widths['id']}}  {row['area']:<{widths['area']}}  {row['severity']:<{widths['severity']}}  "
-            f"{row['title']} [{','.join(row['platforms'])}]"
-        )
+    click.echo("\n".join(listing(rows, _width())))
     for problem in registry.problems:
-        lines.append(f"could not load {problem.source}: {problem.error}")
-    click.echo("\n".join(lines))
+        click.echo(f"could not load {problem.source}: {problem.error}")
+
+
+def _width() -> int | None:
+    """The terminal's width (COLUMNS first); None for a pipe, where one line per check suits grep."""
+    if not sys.stdout.isatty() and not os.environ.get("COLUMNS", "").isdigit():
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def listing(rows: list[dict], width: int | None) -> list[str]:
+    """Plain columns under one heading per area, the title wrapped at word boundaries under its own column (a rich
+    Table takes longer to lay out 80 rows than the rest of the command)."""
+    id_width = max(len(row["id"]) for row in rows)
+    sev_width = max(len(row["severity"]) for row in rows)
+    lead = 2 + id_width + 2 + sev_width + 2
+    lines, area = [], None
+    for row in rows:
+        if row["area"] != area:
+            area = row["area"]
+            lines += ([""] if lines else []) + [area.upper()]
+        title = f"{row['title']} [{', '.join(row['platforms'])}]"
+        head = f"  {row['id']:<{id_width}}  {row['severity']:<{sev_width}}  "
+        if width is None:
+            lines.append(head + title)
+        elif width - lead >= 30:
+            wrapped = textwrap.wrap(title, width - lead, break_long_words=False, break_on_hyphens=False)
+            lines += [head + wrapped[0]] + [" " * lead + more for more in wrapped[1:]]
+        else:  # too narrow for columns: the title on lines of its own
+            lines.append(f"  {row['id']}  {row['severity']}")
+            lines += textwrap.wrap(title, max(20, width - 6), initial_indent="      ", subsequent_indent="      ",
+                                   break_long_words=False, break_on_hyphens=False)
+    return lines

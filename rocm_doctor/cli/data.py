@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError
+from rocm_doctor.cli.app import DoctorGroup, DoctorUsageError
 
 
-@click.group("data")
+@click.group("data", cls=DoctorGroup)
 def command():
     """Show or update the support tables (GPU catalog, support matrices, wheel indexes)."""
 
@@ -69,7 +70,10 @@ def reset():
     """Remove the downloaded data; the embedded data is used again."""
     from rocm_doctor.knowledge import update
 
-    removed = update.uninstall()
+    try:
+        removed = update.uninstall()
+    except update.UpdateError as exc:
+        raise DoctorUsageError(f"data reset: {exc}") from None
     click.echo("downloaded data removed; using the embedded data" if removed else "no downloaded data installed")
 
 
@@ -137,7 +141,16 @@ def _describe() -> dict:
             "channel": update.default_url(), "tables": tables}
 
 
+# Where a source can be read: an address, or a repository's file ("owner/name:path@ref"). Notes the data was
+# compiled from ("via", a document under shared/) are not in this repository, so people are not sent to them.
+_SHOWN = ("title", "url", "also_url", "document", "read", "verified", "note")
+_REPOSITORY_FILE = re.compile(r"^[\w.-]+/[\w.-]+[:@]")
+
+
 def _source_text(source) -> str:
-    if isinstance(source, dict):
-        return ", ".join(f"{k}: {v}" for k, v in source.items())
-    return str(source)
+    if not isinstance(source, dict):
+        return str(source)
+    shown = {k: v for k, v in source.items() if k in _SHOWN}
+    if not _REPOSITORY_FILE.match(str(shown.get("document", ""))):
+        shown.pop("document", None)
+    return ", ".join(f"{k}: {v}" for k, v in shown.items())

@@ -1,6 +1,7 @@
 """`rocm-doctor diff [A] [B]`: what changed between two runs, most relevant first (docs/history.md).
 
-Exit codes: 0 no relevant change, 1 changes, 2 could not compare (no runs, an unknown id, an unreadable file).
+Exit codes: 0 no relevant change, 1 changes (with --fail-on warn|fail: a check that got worse, to that status or
+above), 2 could not compare (no runs, an unknown id, an unreadable file).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import click
 
 from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
+from rocm_doctor.cli.options import FAIL_ON
 
 
 @click.command("diff")
@@ -19,7 +21,9 @@ from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, consol
 @click.option("--format", "fmt", type=click.Choice(["human", "json", "markdown"]), default=None,
               help="Output format (default: human; markdown to paste into an issue).")
 @click.option("--list", "list_runs", is_flag=True, help="List the stored runs: id, date, verdict, root causes.")
-def command(older, newer, as_json, fmt, list_runs):
+@click.option("--fail-on", type=click.Choice(("change",) + FAIL_ON), default="change", show_default=True,
+              help="What makes the exit code 1: any relevant change, or a check that got worse, reaching warn or fail.")
+def command(older, newer, as_json, fmt, list_runs, fail_on):
     """Compare two runs: a stored run's id, a date (the last run that day) or a snapshot/report file; by default
     the last healthy run and the newest."""
     from rocm_doctor.fix.journal import state_dir
@@ -52,7 +56,18 @@ def command(older, newer, as_json, fmt, list_runs):
         from rocm_doctor.report.diff_render import render_human
 
         render_human(doc, console())
-    raise SystemExit(EXIT_PROBLEMS if rundiff.has_changes(doc) else EXIT_OK)
+    raise SystemExit(EXIT_PROBLEMS if _fails(doc, fail_on) else EXIT_OK)
+
+
+def _fails(doc, fail_on: str) -> bool:
+    from rocm_doctor.engine.model import Status
+    from rocm_doctor.history import rundiff
+
+    if fail_on == "change":
+        return rundiff.has_changes(doc)
+    rank = {s.value: s.rank for s in Status}
+    return any(rank.get(f["after"], 0) >= Status(fail_on).rank and rank.get(f["after"], 0) > rank.get(f["before"], 0)
+               for f in doc.get("findings") or [])
 
 
 def _list(runs, fmt: str) -> None:

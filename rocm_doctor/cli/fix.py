@@ -50,9 +50,10 @@ def _confirm(question: str, yes: bool) -> bool:
 def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, history, no_verify, verbose, python,
             from_file, torch_timeout, no_gpu=False, bench=False, collectives=False):
     """Fix what `check` found: preview with --dry-run, apply with consent, undo with --undo."""
-    from rocm_doctor.fix.journal import state_dir
+    from rocm_doctor.fix.journal import state_dir, sweep_leftovers
 
     root = state_dir()
+    sweep_leftovers(root)  # what a killed run left beside the files it was writing
     if history:
         _history(root, as_json)
     if undo is not None:
@@ -75,7 +76,10 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     plan = report.diagnosis.plan
     unknown = [i for i in only if i not in _known_ids(report)]
     if unknown:
-        raise DoctorUsageError(f"--only {', '.join(unknown)}: no step, finding or check with that id in this run")
+        from rocm_doctor.engine.engine import did_you_mean
+
+        hints = "".join(did_you_mean(i, _known_ids(report)) for i in unknown)
+        raise DoctorUsageError(f"--only {', '.join(unknown)}: no step, finding or check with that id in this run{hints}")
     plan = report.diagnosis.select(only) if only else plan
     ctx = _context(report, facts, from_file, shell, allow_install)
     target = report.target.get("python", "the target interpreter")
@@ -93,7 +97,8 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             _echo_lines(render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose))
             if not only:
                 _echo_lines(render.alternative_lines(report.diagnosis))
-            click.echo("Dry run: nothing was changed. Run `rocm-doctor fix` to apply the steps marked 'will apply'.")
+            click.echo("Dry run: nothing was changed. To apply the steps marked 'will apply':")
+            click.echo("    rocm-doctor fix")
         raise SystemExit(EXIT_OK)
 
     if not as_json:
@@ -159,9 +164,9 @@ def _nothing_to_fix(report, only, as_json, ctx, target):
         out["without_plan"] = [f.id for f in open_findings]
         click.echo(json.dumps(out, indent=2))
     elif open_findings:
-        click.echo("No automatic fix plan for the open findings; follow their advice in `rocm-doctor check`:")
+        click.echo("No automatic fix plan for the open findings; follow the advice rocm-doctor check gives for each:")
         for finding in open_findings:
-            click.echo(f"  {finding.id} ({finding.status.value}): {finding.message}")
+            click.echo(f"  [{finding.status.value}] {finding.title}: {finding.message}")
     else:
         click.echo("Nothing to fix: no check failed or warned.")
     raise SystemExit(EXIT_PROBLEMS if open_findings else EXIT_OK)

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
+from rocm_doctor.cli.app import DoctorGroup, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
+from rocm_doctor.cli.options import force_option, refuse_to_overwrite
 
 
-@click.group("fleet")
+@click.group("fleet", cls=DoctorGroup)
 def command():
     """Fleet reports over many nodes (launch with `torchrun ... -m rocm_doctor.distributed`; see docs/distributed.md)."""
 
@@ -19,16 +20,23 @@ def command():
 @click.argument("reports", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the fleet report as JSON instead of the table.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Also write the fleet report (JSON).")
-def diff_command(reports, as_json, output):
+@force_option
+def diff_command(reports, as_json, output, force):
     """Compare node reports (from the fleet worker), fleet reports, or `rocm-doctor check --json` reports."""
+    from rocm_doctor import inputfile
     from rocm_doctor.distributed.fleet import diff, expand, render_table
     from rocm_doctor.parsers import json_text
 
+    refuse_to_overwrite([output], force)
     loaded = []
     for path in reports:
         try:
-            value = json_text.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            raw = inputfile.read(path)
+        except inputfile.InputError as exc:
+            raise DoctorUsageError(str(exc)) from None
+        try:
+            value = json_text.loads(raw.decode("utf-8"))
+        except ValueError as exc:
             raise DoctorUsageError(f"{path}: not a JSON report ({exc})") from None
         if isinstance(value, dict) and "findings" in value and "kind" not in value:
             value = dict(value, _name=path.stem)

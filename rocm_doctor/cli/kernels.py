@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
-from rocm_doctor.cli.options import Seconds, python_option
+from rocm_doctor.cli.app import DoctorUsageError, console
+from rocm_doctor.cli.options import Seconds, exit_for, fail_on_option, force_option, python_option, refuse_to_overwrite
 
 CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", "norm", "pooling", "softmax",
               "embedding", "index", "sort", "fft", "rng", "sdpa", "autocast", "jit", "streams", "devices")
@@ -24,14 +24,17 @@ CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", 
               help="cuda = the GPU (also ROCm); cpu exercises the harness without a GPU.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the JSON result to this file.")
+@force_option
 @click.option("--case-timeout", type=Seconds(1), default=60.0, show_default=True, metavar="SECONDS",
               help="A case that runs longer counts as hung.")
 @click.option("--no-profile", is_flag=True, help="Do not run library attribution (torch.profiler).")
 @click.option("--no-logs", is_flag=True, help="Do not run the child with the math libraries' logging on.")
 @click.option("--no-ab", is_flag=True, help="Do not run the HSA_OVERRIDE_GFX_VERSION A/B (AMD).")
 @click.option("-v", "--verbose", is_flag=True, help="List every case, its kernels and the library log summary.")
-def command(as_json, only, python, device, output, case_timeout, no_profile, no_logs, no_ab, verbose):
+@fail_on_option
+def command(as_json, only, python, device, output, force, case_timeout, no_profile, no_logs, no_ab, verbose, fail_on):
     """Run short operator kernels in child processes and compare them with a float64 CPU reference."""
+    from rocm_doctor.engine.engine import did_you_mean
     from rocm_doctor.facts.facts import Facts
     from rocm_doctor.facts.observations import Observations
     from rocm_doctor.gpu.kernels.stage import ConfirmOptions, confirm, judge
@@ -40,7 +43,9 @@ def command(as_json, only, python, device, output, case_timeout, no_profile, no_
 
     unknown = [c for c in only if c not in CATEGORIES]
     if unknown:
-        raise DoctorUsageError(f"unknown category: {', '.join(unknown)} (choose from {', '.join(CATEGORIES)})")
+        hints = "".join(did_you_mean(c, CATEGORIES) for c in unknown)
+        raise DoctorUsageError(f"unknown category: {', '.join(unknown)}{hints or ' (choose from ' + ', '.join(CATEGORIES) + ')'}")
+    refuse_to_overwrite([output], force)
     env = dict(os.environ)
     try:
         interpreter, reason = choose_python(python, env)
@@ -68,14 +73,26 @@ def command(as_json, only, python, device, output, case_timeout, no_profile, no_
             safefile.write(output, json.dumps(document, indent=2, default=str))
         except safefile.WriteError as exc:
             raise DoctorUsageError(str(exc)) from None
+    cannot = cannot_run(stage, interpreter, device)
     if as_json:
         click.echo(json.dumps(document, indent=2, default=str))
-    else:
+    elif not cannot:
         render(stage, findings, verbose=verbose, output=output)
-    suite = stage.get("suite") or {}
-    failed = suite.get("fatal") or any(r.get("outcome") in ("wrong", "error", "crashed", "hung")
-                                       for r in suite.get("results") or [])
-    raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)
+    if cannot:
+        raise DoctorUsageError(cannot)
+    raise SystemExit(exit_for(findings, fail_on))
+
+
+def cannot_run(stage: dict, interpreter: str, device: str) -> str:
+    """Why the suite could not do its job at all, in one line: no torch in the interpreter, or no GPU for it (a torch
+    that is there but fails to import or to start the GPU is a finding, not this)."""
+    fatal = (stage.get("suite") or {}).get("fatal") or {}
+    error = str(fatal.get("error") or "")
+    if fatal.get("stage") == "import" and "No module named 'torch'" in error:
+        return f"torch is not installed in {interpreter}; install it there, or name the interpreter that has it with --python"
+    if fatal.get("stage") == "device" and device != "cpu":
+        return f"no GPU: {error}; --device cpu runs the kernels on the CPU instead"
+    return ""
 
 
 def render(stage, findings, verbose=False, output=None) -> None:
@@ -148,7 +165,7 @@ def render(stage, findings, verbose=False, output=None) -> None:
     from rocm_doctor.report.human import PLAIN_MARKERS
 
     for finding in findings:
-        out.print(escape(f"{PLAIN_MARKERS[finding.status]} {finding.id}: {finding.message}"))
+        out.print(escape(f"{PLAIN_MARKERS[finding.status]} {finding.title}: {finding.message}"))
         if verbose or finding.status.rank >= 3:
             for line in finding.evidence[:8]:
                 out.print(escape(f"         {line}"))

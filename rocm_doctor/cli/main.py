@@ -5,13 +5,14 @@ from __future__ import annotations
 import errno
 import importlib
 import os
+import signal
 import sys
 from typing import Optional
 
 import click
 
 from rocm_doctor import __version__
-from rocm_doctor.cli.app import EXIT_CANNOT_RUN
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, DoctorGroup, keep_words_whole
 
 # command name -> module defining `command`
 COMMANDS = {
@@ -29,7 +30,7 @@ COMMANDS = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(DoctorGroup):
     """Imports a command's module only when it runs, so `--version` and `checks` stay fast."""
 
     def list_commands(self, ctx):
@@ -40,10 +41,17 @@ class LazyGroup(click.Group):
         return importlib.import_module(module).command if module else None
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="Start with `rocm-doctor check`. Exit codes, for every command: 0 fine, 1 problems at or above "
+                    "--fail-on, 2 could not do its job.")
 @click.version_option(__version__, prog_name="rocm-doctor")
-def cli():
-    """Diagnose and repair PyTorch GPU setups (AMD ROCm first; NVIDIA too)."""
+@click.pass_context
+def cli(ctx):
+    """Diagnose and repair PyTorch GPU setups (AMD ROCm first; NVIDIA too).
+
+    Without a command it prints this help and exits 0."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 def _tolerate_narrow_encodings() -> None:
@@ -88,12 +96,19 @@ def _stdout_failed(exc: Optional[OSError] = None) -> bool:
 
 
 def main() -> None:
+    from rocm_doctor.engine import runner
+
     _tolerate_narrow_encodings()
+    keep_words_whole()
+    runner.stop_children_on_signals()
     try:
-        cli.main(standalone_mode=True)
-    except KeyboardInterrupt:
-        click.echo("rocm-doctor: interrupted", err=True)
-        sys.exit(130)
+        cli.main(prog_name="rocm-doctor", standalone_mode=True)
+    except runner.Interrupted as exc:
+        runner.stop_children()
+        name = signal.Signals(exc.signum).name
+        click.echo("rocm-doctor: interrupted" if exc.signum == signal.SIGINT else f"rocm-doctor: stopped by {name}",
+                   err=True)
+        sys.exit(128 + exc.signum)
     except SystemExit as exc:
         if _stdout_failed():
             sys.exit(EXIT_CANNOT_RUN)

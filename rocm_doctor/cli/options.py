@@ -65,3 +65,37 @@ def chosen_stages(no_gpu: bool, bench: bool, collectives: bool) -> list:
     from rocm_doctor.stages import StageChoice, chosen
 
     return chosen(StageChoice(kernels=not no_gpu, bench=bench, collectives=collectives))
+
+
+FAIL_ON = ("fail", "warn")
+
+
+def fail_on_option(command):
+    """--fail-on, the same for every command that judges: the lowest status that makes the exit code 1."""
+    return click.option("--fail-on", type=click.Choice(FAIL_ON), default="fail", show_default=True,
+                        help="Lowest finding status that makes the exit code 1 (warn: warnings too).")(command)
+
+
+def exit_for(findings, fail_on: str) -> int:
+    """0 when no finding is at or above `fail_on`, else 1: one contract for check, report, kernels and bench."""
+    from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS
+    from rocm_doctor.engine.model import Status
+
+    threshold = Status(fail_on).rank
+    return EXIT_PROBLEMS if any(f.status.rank >= threshold for f in findings) else EXIT_OK
+
+
+force_option = click.option("--force", is_flag=True, help="Replace an output file that already exists.")
+
+
+def refuse_to_overwrite(paths, force: bool) -> None:
+    """An output file that exists is kept unless --force says otherwise (checked before the work, so a long run
+    does not end in a refusal); devices and pipes (/dev/stdout) are written through, never replaced."""
+    from rocm_doctor import safefile
+    from rocm_doctor.cli.app import DoctorUsageError
+
+    for path in paths:
+        if force or path is None or safefile.is_stream(path) or str(path).startswith(("/dev/", "/proc/")):
+            continue  # /dev/stdout names whatever standard output is, a file it was redirected to too
+        if path.is_symlink() or path.is_file():
+            raise DoctorUsageError(f"{path} exists; --force replaces it")

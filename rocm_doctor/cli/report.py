@@ -6,16 +6,22 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError
-from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, python_option, stage_options,
-                                     torch_timeout_option)
+from rocm_doctor.cli.app import EXIT_OK, DoctorUsageError
+from rocm_doctor.cli.options import (FAIL_ON, chosen_stages, command_timeout_option, exit_for, force_option,
+                                     python_option, refuse_to_overwrite, stage_options, torch_timeout_option)
+
+FORMATS = ("markdown", "json", "both")
 
 
 @click.command("report")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="File to write (default: stdout). With FILE.md, FILE.json is written beside it.")
-@click.option("--format", "fmt", type=click.Choice(["json", "markdown"]),
-              help="Output format (default: from the file's suffix; markdown on stdout).")
+              help="File to write (default: stdout); only this file is written, in the one format asked for.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS),
+              help="markdown (to paste), json (to attach; replays with check --from) or both: FILE and FILE's name "
+                   "with the other suffix (.md / .json). Default: json for a FILE ending in .json, else markdown.")
+@force_option
+@click.option("--fail-on", type=click.Choice(FAIL_ON + ("never",)), default="never", show_default=True,
+              help="Lowest finding status that makes the exit code 1; never: 0 whenever the report was written.")
 @click.option("--no-redact", is_flag=True, help="Keep user names, hosts, addresses, serials and secrets (private use only).")
 @click.option("--show-redactions", is_flag=True, help="List on stderr what was replaced and where (never the values).")
 @python_option
@@ -24,8 +30,8 @@ from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, pyth
 @stage_options
 @torch_timeout_option
 @command_timeout_option
-def command(output, fmt, no_redact, show_redactions, python, from_file, online, torch_timeout, command_timeout,
-            no_gpu=False, bench=False, collectives=False):
+def command(output, fmt, force, fail_on, no_redact, show_redactions, python, from_file, online, torch_timeout,
+            command_timeout, no_gpu=False, bench=False, collectives=False):
     """Write a support bundle for a GitHub issue: Markdown to paste, JSON to attach (replayable with check --from)."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.facts.snapshot import SnapshotError
@@ -36,6 +42,8 @@ def command(output, fmt, no_redact, show_redactions, python, from_file, online, 
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
     fmt = fmt or ("json" if output is not None and output.suffix.lower() == ".json" else "markdown")
+    targets = _targets(output, fmt)
+    refuse_to_overwrite(targets.values(), force)
     options = Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout,
                       command_timeout_s=command_timeout, online=online,
                       stages=chosen_stages(no_gpu, bench, collectives))
@@ -48,7 +56,7 @@ def command(output, fmt, no_redact, show_redactions, python, from_file, online, 
     redactions = []
     if not no_redact:
         data, redactions = bundle.redact_bundle(data, local_identities())
-    written = _write(data, output, fmt)
+    written = _write(data, targets)
     if show_redactions:
         click.echo(f"{len(redactions)} place(s) redacted:" if redactions else "nothing was redacted", err=True)
         for item in redactions:
@@ -56,27 +64,35 @@ def command(output, fmt, no_redact, show_redactions, python, from_file, online, 
     if written:
         note = "not redacted" if no_redact else f"redacted ({len(redactions)} places; --show-redactions lists them)"
         click.echo(f"report written to {' and '.join(map(str, written))}, {note}", err=True)
+    raise SystemExit(EXIT_OK if fail_on == "never" else exit_for(report.findings, fail_on))
 
 
-def _write(data: dict, output: Path | None, fmt: str) -> list[Path]:
-    """Markdown gets its JSON beside it, except through a link or on a device or pipe (`-o /dev/stdout`, which
-    would put the JSON at /dev/stdout.json): those get the Markdown only."""
+def _targets(output: Path | None, fmt: str) -> dict[str, Path | None]:
+    """format -> the file it goes to (None: stdout). `both` pairs FILE with its name under the other suffix."""
+    if fmt != "both":
+        return {fmt: output}
+    if output is None:
+        raise DoctorUsageError("--format both writes two files: give -o FILE")
+    if output.suffix.lower() == ".json":
+        return {"markdown": output.with_suffix(".md"), "json": output}
+    return {"markdown": output, "json": output.with_suffix(".json")}
+
+
+def _write(data: dict, targets: dict[str, Path | None]) -> list[Path]:
     from rocm_doctor import safefile
     from rocm_doctor.report import bundle, markdown
 
-    if output is None:
-        click.echo(bundle.to_json(data) if fmt == "json" else markdown.render(data), nl=fmt == "json")
-        return []
-    try:
-        if fmt == "json":
-            safefile.write(output, bundle.to_json(data) + "\n")
-            return [output]
-        if safefile.is_stream(output) or output.is_symlink():
-            safefile.write(output, markdown.render(data))
-            return [output]
-        json_path = output.with_suffix(".json") if output.suffix.lower() != ".json" else output.with_name(output.name + ".full.json")
-        safefile.write(json_path, bundle.to_json(data) + "\n")
-        safefile.write(output, markdown.render(data, json_name=json_path.name))
-        return [output, json_path]
-    except safefile.WriteError as exc:
-        raise DoctorUsageError(str(exc)) from None
+    json_path = targets.get("json")
+    texts = {"json": bundle.to_json(data) + "\n",
+             "markdown": markdown.render(data, json_name=json_path.name if json_path and "markdown" in targets else None)}
+    written = []
+    for fmt, path in targets.items():
+        if path is None:
+            click.echo(texts[fmt], nl=False)
+            continue
+        try:
+            safefile.write(path, texts[fmt])
+        except safefile.WriteError as exc:
+            raise DoctorUsageError(str(exc)) from None
+        written.append(path)
+    return written

@@ -7,21 +7,24 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError
-from rocm_doctor.cli.options import command_timeout_option, python_option, torch_timeout_option
+from rocm_doctor.cli.options import (command_timeout_option, force_option, python_option, refuse_to_overwrite,
+                                     torch_timeout_option)
 
 
 @click.command("snapshot")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="File to write (default: stdout).")
+@force_option
 @python_option
 @torch_timeout_option
 @command_timeout_option
-def command(output, python, torch_timeout, command_timeout):
+def command(output, force, python, torch_timeout, command_timeout):
     """Write the raw observations (commands, files, env, torch probe) as a versioned JSON snapshot."""
     from rocm_doctor import safefile
     from rocm_doctor.diagnose import Options, observe
     from rocm_doctor.facts import snapshot
     from rocm_doctor.probes._target import TargetError
 
+    refuse_to_overwrite([output], force)
     try:
         observations = observe(Options(python=python, torch_timeout_s=torch_timeout,
                       command_timeout_s=command_timeout))

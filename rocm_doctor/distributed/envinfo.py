@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from rocm_doctor.parsers.shell_secrets import secret_name
+
 RELEVANT_PREFIXES = ("NCCL_", "RCCL_", "TORCH_NCCL_", "TORCH_DISTRIBUTED_", "TORCH_SYMM_MEM_", "HSA_", "HIP_",
                      "ROCR_", "GPU_MAX_HW_QUEUES", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF",
                      "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_MAX_CONNECTIONS", "GLOO_", "UCX_", "FI_", "OMP_NUM_THREADS",
@@ -18,7 +20,10 @@ PER_PROCESS = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RA
 
 
 def relevant_env(env: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in sorted(env.items()) if k.startswith(RELEVANT_PREFIXES) and k not in PER_PROCESS}
+    """The variables a node report carries; one named like a secret (HIP_API_KEY) only as set, since fleet
+    reports are shared."""
+    return {k: "<redacted>" if secret_name(k) else v for k, v in sorted(env.items())
+            if k.startswith(RELEVANT_PREFIXES) and k not in PER_PROCESS}
 
 
 def _off(value: str) -> bool:

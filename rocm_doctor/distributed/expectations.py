@@ -1,6 +1,6 @@
 """What the interconnect should reach, from published measurements only (pure data + matching).
 
-Every figure names its source (see /work/shared/reference/perf-anchors.md §2 and docs/distributed.md). Where no
+Every figure names its source (see docs/distributed.md). Where no
 source gives a figure for the GPU and GPU count at hand, there is no expectation: the check shows raw figures.
 
 - All-reduce bus bandwidth (busbw), large payloads:

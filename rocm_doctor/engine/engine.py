@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import traceback
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from rocm_doctor.engine.model import Check, Finding, Severity, Status
 from rocm_doctor.engine.registry import Registry
+from rocm_doctor.facts import words
 from rocm_doctor.facts.facts import Facts
 
 
@@ -21,13 +23,20 @@ class UnknownCheckError(ValueError):
     pass
 
 
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """" (did you mean 'x'?)" for the closest of `choices` to a mistyped `word`, else ""."""
+    scored = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in choices), reverse=True)
+    close = [c for score, c in scored[:2] if score >= max(0.6, scored[0][0] - 0.05)] if scored else []
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
 def validate_selection(registry: Registry, selection: Selection) -> None:
     known = set(registry.ids())
     unknown = [i for i in [*selection.only, *selection.skip] if i not in known]
     if unknown:
-        raise UnknownCheckError(
-            f"unknown check id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)} (see `rocm-doctor checks`)"
-        )
+        hints = "".join(did_you_mean(i, known) for i in unknown)
+        raise UnknownCheckError(f"unknown check id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}"
+                                + (hints or "; rocm-doctor checks lists them"))
 
 
 def run_checks(registry: Registry, facts: Facts, selection: Optional[Selection] = None) -> list[Finding]:
@@ -51,7 +60,7 @@ def run_one(check_cls: type[Check], facts: Facts) -> list[Finding]:
         return [check.skip(f"not applicable on {platform}")]
     missing = [key for key in check_cls.requires if not facts.has(key)]
     if missing:
-        reasons = "; ".join(f"{key}: {facts.why_missing(key)}" for key in missing)
+        reasons = "; ".join(f"{words.about(key)}: {facts.why_missing(key)}" for key in missing)
         return [check.skip(f"needs {reasons}")]
     try:
         outcome = check.run(facts)
@@ -62,7 +71,8 @@ def run_one(check_cls: type[Check], facts: Facts) -> list[Finding]:
                 Status.ERROR,
                 f"the check itself failed ({type(exc).__name__}: {exc}); other checks were not affected",
                 evidence=traceback.format_exc(limit=5).splitlines()[-6:],
-                remediation=["This is a bug in rocm-doctor or a plugin; please report it with `rocm-doctor report`."],
+                remediation=["This is a bug in rocm-doctor or a plugin; please report it (rocm-doctor report writes "
+                             "the file to attach)."],
             )
         ]
 
@@ -119,7 +129,7 @@ def _own_error(check: str, subject: str, title: str, message: str, traceback_tex
         message=message,
         # Python 3.11+ underlines the failing expression with ^~~~ lines: they say nothing out of context
         evidence=[line for line in traceback_text.splitlines() if line.strip(" ^~")][-6:],
-        remediation=["This is a bug in rocm-doctor; please report it with `rocm-doctor report`."],
+        remediation=["This is a bug in rocm-doctor; please report it (rocm-doctor report writes the file to attach)."],
         area="rocm-doctor",
         severity=Severity.LOW,
     )

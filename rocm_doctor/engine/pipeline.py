@@ -3,7 +3,9 @@
 A Stage (kernels, bench, collectives) runs in child processes and returns one raw result, stored in the
 observations under its probe key, so a snapshot or report replays it. After a stage the engine re-runs exactly the
 checks whose `requires` name a fact the stage provides, and applies the stage's evidence (a static finding the GPU
-confirmed or refuted) as typed `confirmed_by` / `refuted_by` entries. No stage can take the run down.
+confirmed or refuted) as typed `confirmed_by` / `refuted_by` entries. Given a sampler of the live GPU state (the
+caller injects it: the engine touches no machine), each stage runs between two samples kept with its result. No stage
+can take the run down.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.registry import Registry
 
 Progress = Optional[Callable[[str], None]]  # one line saying what a stage is doing now
+Sampler = Optional[Callable[[], dict]]  # one sample of the live GPU state (probes/gpu_sample.py)
 
 
 class Stage:
@@ -35,13 +38,22 @@ class Stage:
     def interpret(self, observations, facts) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def run_watched(self, facts, progress: Progress, sample: Sampler) -> Any:
+        """`run` between two samples of the live GPU state, kept in the result as "live"; a stage that samples
+        inside (the bench, per section) overrides it."""
+        before = _taken(sample, "before")
+        result = self.run(facts, progress)
+        if isinstance(result, dict):
+            result["live"] = {"samples": [before, _taken(sample, "after")]}
+        return result
+
     def summary(self, result: dict[str, Any]) -> dict[str, Any]:
         """What the report shows for the stage (report.stages[name])."""
         return result
 
     def evidence(self, facts) -> dict[str, dict[str, Any]]:
-        """{check id: {"confirmed" | "refuted": True, "kind", "detail", ...}}: what the stage showed about the
-        static findings."""
+        """{check id or finding id: {"confirmed" | "refuted": True, "kind", "detail", ...}}: what the stage showed
+        about the static findings."""
         return {}
 
 
@@ -52,7 +64,8 @@ class StageRun:
 
 
 def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: list[Finding],
-               selection: Optional[Selection] = None, replay: bool = False, progress: Progress = None) -> StageRun:
+               selection: Optional[Selection] = None, replay: bool = False, progress: Progress = None,
+               sample: Sampler = None) -> StageRun:
     """Run (or, on a replay, re-read) each stage, then re-judge the checks that need its facts."""
     selection = selection or Selection()
     shown: dict[str, Any] = {}
@@ -63,7 +76,7 @@ def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: lis
             if why:
                 shown[stage.name] = {"ran": False, "reason": why}
                 continue
-            result = _run_safely(stage, facts, progress)
+            result = _run_safely(stage, facts, progress, sample)
             facts.observations.add_probe(stage.probe_key, result)
         elif not isinstance(result, dict):
             continue
@@ -74,9 +87,9 @@ def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: lis
     return StageRun(sort_findings(findings), shown)
 
 
-def _run_safely(stage: Stage, facts, progress: Progress) -> dict[str, Any]:
+def _run_safely(stage: Stage, facts, progress: Progress, sample: Sampler = None) -> dict[str, Any]:
     try:
-        result = stage.run(facts, progress)
+        result = stage.run(facts, progress) if sample is None else stage.run_watched(facts, progress, sample)
         return result if isinstance(result, dict) else {"ran": False, "reason": f"the {stage.name} stage returned "
                                                                                   f"{type(result).__name__}"}
     except Exception as exc:  # the stage must never take the report down
@@ -110,10 +123,11 @@ _DOWN = {Status.FAIL: Status.WARN, Status.WARN: Status.INFO, Status.ERROR: Statu
 
 def apply_evidence(findings: list[Finding], evidence: dict[str, dict[str, Any]]) -> list[Finding]:
     """A static problem the GPU refuted drops one status level; one it confirmed becomes a fail. Both keep the
-    evidence as a typed entry, and the message is left as the check wrote it."""
+    evidence as a typed entry, and the message is left as the check wrote it. Evidence is keyed by finding id (one
+    subject of a check) or by check id (all its findings)."""
     out = []
     for finding in findings:
-        seen = evidence.get(finding.check)
+        seen = evidence.get(finding.id) or evidence.get(finding.check)
         if seen and finding.is_problem:
             entry = {k: v for k, v in seen.items() if k not in ("confirmed", "refuted")}
             entry["status_before"] = finding.status.value
@@ -124,3 +138,9 @@ def apply_evidence(findings: list[Finding], evidence: dict[str, dict[str, Any]])
         out.append(finding)
     return out
 
+
+def _taken(sample: Sampler, mark: str) -> dict:
+    try:
+        return dict(sample(), marks=[mark])
+    except Exception as exc:  # a failed sample is recorded; the stage goes on
+        return {"error": f"{type(exc).__name__}: {exc}", "marks": [mark]}

@@ -113,7 +113,9 @@ def _both_path_edits(a: Step, b: Step) -> bool:
 
 def change_key(step: Step) -> str:
     """What a step changes, without its explanation: two findings asking for the same change share one step."""
-    return json.dumps({k: v for k, v in step.to_dict().items() if k != "note"}, sort_keys=True)
+    # a pip install keeps the id it had before installers other than pip existed
+    return json.dumps({k: v for k, v in step.to_dict().items() if k != "note" and (k, v) != ("installer", "pip")},
+                      sort_keys=True)
 
 
 def touches(step: Step) -> Optional[tuple[str, str]]:

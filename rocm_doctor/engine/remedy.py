@@ -162,6 +162,7 @@ class PipInstall(Step):
     packages: list = field(default_factory=list)
     index_url: Optional[str] = None
     extra_args: list = field(default_factory=list)
+    installer: str = "pip"  # uv: an environment uv made has no pip, `uv pip install --python` installs into it
 
     def __post_init__(self) -> None:
         if not self.python or not self.packages:
@@ -182,7 +183,8 @@ class PipInstall(Step):
         return "downloads packages"
 
     def argv(self) -> list[str]:
-        argv = [self.python, "-m", "pip", "install", *self.extra_args, *self.packages]
+        head = ["uv", "pip", "install", "--python", self.python] if self.installer == "uv" else [self.python, "-m", "pip", "install"]
+        argv = [*head, *self.extra_args, *self.packages]
         if self.index_url:
             argv += ["--index-url", self.index_url]
         return argv

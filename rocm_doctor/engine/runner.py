@@ -21,6 +21,21 @@ from rocm_doctor.facts.command import CommandResult
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_OUTPUT_CAP = 1_000_000  # bytes kept per stream
 
+# Every child still running, so a signal to the doctor can end them: they run in their own process groups, which
+# neither the terminal's Ctrl-C nor a service manager's SIGTERM reaches.
+_live: set = set()
+_live_lock = threading.RLock()  # re-entrant: the signal handler runs on the main thread, which may hold it
+_stopping = threading.Event()
+
+
+class Interrupted(BaseException):
+    """SIGTERM, SIGINT or SIGHUP reached the doctor; its children have been killed already. Not a KeyboardInterrupt,
+    which click would turn into "Aborted!" and exit code 1."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
 
 @dataclass
 class _Capture:
@@ -62,6 +77,9 @@ def run(
     if not argv:
         result.error = "empty command"
         return result
+    if _stopping.is_set():
+        result.error = "not started: rocm-doctor is stopping"
+        return result
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -86,6 +104,7 @@ def run(
         result.error = f"invalid command line or environment: {exc}"
         return result
 
+    _track(proc)
     out, err = _Capture(output_cap), _Capture(output_cap)
     readers = [
         threading.Thread(target=out.feed, args=(proc.stdout,), daemon=True),
@@ -102,6 +121,12 @@ def run(
     except subprocess.TimeoutExpired:
         result.timed_out = True
         kill_tree(proc)
+    except BaseException:  # interrupted: the child must not outlive the wait
+        kill_group(proc.pid)
+        raise
+    finally:
+        with _live_lock:
+            _live.discard(proc)
     for reader in readers:
         # Grandchildren that escaped the kill may hold the pipes open; do not wait on them forever.
         reader.join(timeout=2.0)
@@ -131,7 +156,9 @@ def start(argv: Sequence[str], env: Optional[Mapping[str, str]] = None) -> subpr
     """Start a command without waiting for it, with pipes for stdin, stdout and stderr (bytes), in its own process
     group so that kill_tree stops it and all it started. Only for a caller that watches several children at once
     (the collectives launcher); everything else uses run(). Raises OSError when the command cannot start."""
-    return subprocess.Popen(
+    if _stopping.is_set():
+        raise OSError("not started: rocm-doctor is stopping")
+    proc = subprocess.Popen(
         [str(a) for a in argv],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -139,6 +166,54 @@ def start(argv: Sequence[str], env: Optional[Mapping[str, str]] = None) -> subpr
         env=dict(env) if env is not None else None,
         **_new_process_group(),
     )
+    _track(proc)
+    return proc
+
+
+def _track(proc: subprocess.Popen) -> None:
+    with _live_lock:
+        _live.add(proc)
+        if _stopping.is_set():  # the signal came between the check and the start
+            kill_group(proc.pid)
+
+
+def stop_children_on_signals() -> None:
+    """From the main thread: SIGTERM, SIGINT and SIGHUP kill every running child's process group, refuse new
+    children, and raise Interrupted, so the doctor exits without leaving a probe or a benchmark running."""
+    watched = {getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)}
+    for signum in watched:
+        signal.signal(signum, _on_signal)
+    if sys.platform != "win32":
+        read_end, write_end = os.pipe()
+        os.set_blocking(write_end, False)
+        signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+        threading.Thread(target=_watch, args=(read_end, watched), daemon=True, name="rocm-doctor-signals").start()
+
+
+def _watch(fd: int, watched: set) -> None:
+    """Kills the children the moment a signal lands, on whatever thread the kernel gave it to: the main thread,
+    where Python runs the handler, may sit in a wait that ends only when the probe it waits for ends."""
+    while True:
+        data = os.read(fd, 64)
+        if not data:
+            return
+        if watched.intersection(data):
+            stop_children()
+
+
+def _on_signal(signum, _frame) -> None:
+    stop_children()
+    raise Interrupted(signum)
+
+
+def stop_children() -> None:
+    """Kill every child still running and start no new one."""
+    _stopping.set()
+    with _live_lock:
+        running = [proc for proc in _live if proc.poll() is None]
+        _live.clear()
+    for proc in running:
+        kill_group(proc.pid)
 
 
 def _new_process_group() -> dict:

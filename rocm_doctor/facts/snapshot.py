@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from pathlib import Path
 from typing import Any
 
 from rocm_doctor import __version__
@@ -57,19 +56,16 @@ def from_dict(raw: Any, source: str = "snapshot") -> Observations:
         raise SnapshotError(f"{source} has malformed observations ({type(exc).__name__}: {exc})") from None
 
 
-def load(path: Path) -> Observations:
+def parse(raw: bytes, source: str) -> Observations:
+    """The observations in a snapshot's (or report's) bytes, read by the caller (rocm_doctor.inputfile bounds that)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SnapshotError(f"{path}: no such file") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise SnapshotError(f"{path} is not valid JSON (not UTF-8 text: corrupt or not a snapshot)") from None
-    except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise SnapshotError(f"{source} is not valid JSON (not UTF-8 text: corrupt or not a snapshot)") from None
     try:
-        raw = json_text.loads(text)
+        value = json_text.loads(text)
     except json.JSONDecodeError as exc:
-        raise SnapshotError(f"{path} is not valid JSON (corrupt or truncated at line {exc.lineno}, column {exc.colno})") from None
+        raise SnapshotError(f"{source} is not valid JSON (corrupt or truncated at line {exc.lineno}, column {exc.colno})") from None
     except json_text.TooDeep as exc:
-        raise SnapshotError(f"{path} is not a snapshot this rocm-doctor reads: {exc}") from None
-    return from_dict(raw, source=str(path))
+        raise SnapshotError(f"{source} is not a snapshot this rocm-doctor reads: {exc}") from None
+    return from_dict(value, source=source)

@@ -166,3 +166,15 @@ def find(root: Path, run_id: Optional[str]) -> Optional[Journal]:
         if any(r.get("event") == "intent" for r in records) and not any(r.get("event") == "undo-end" for r in records):
             return journal
     return None
+
+
+def sweep_leftovers(root: Path) -> list[Path]:
+    """The temporary files that killed fix runs left beside the files they were writing, removed where safe
+    (safefile.sweep): the journals name every file a run wrote, so a later run finds them wherever they are."""
+    targets = set()
+    for journal in runs(root):
+        for record in journal.records():
+            target = record.get("target")
+            if record.get("event") == "intent" and isinstance(target, dict) and target.get("type") == "file":
+                targets.add(str(target.get("path") or ""))
+    return [path for target in sorted(targets - {""}) for path in safefile.sweep(target)]

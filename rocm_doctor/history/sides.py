@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from rocm_doctor import inputfile
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.history import store
@@ -50,9 +51,9 @@ def _from_run(run: store.StoredRun, chosen: str = "") -> Side:
 def from_file(path: Path) -> Side:
     """A snapshot, a `rocm-doctor report` bundle or a stored run file."""
     try:
-        raw = json_text.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise HistoryError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raw = json_text.loads(inputfile.read(path).decode("utf-8"))
+    except inputfile.InputError as exc:
+        raise HistoryError(str(exc)) from None
     except json_text.TooDeep as exc:
         raise HistoryError(f"{path} is no snapshot: {exc}") from None
     except ValueError:

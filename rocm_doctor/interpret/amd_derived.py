@@ -64,4 +64,4 @@ def interpret(observations: Observations, facts: Facts) -> None:
         elif key == LOG_KEY:
             facts.set_missing(key, "no log was given (check --log FILE)")
         else:
-            facts.set_missing(key, f"{probe} was not collected (not run on {facts.os}, or an older snapshot)")
+            facts.set_missing(key, f"not collected (not run on {facts.os}, or an older snapshot)")

@@ -1,4 +1,5 @@
-"""rocminfo.*, hip.*, smi.* and *.targets facts from the ROCm command-line tools the amd_tools probe ran.
+"""rocminfo.*, hip.*, smi.*, *.targets and tools.garbled facts from the ROCm command-line tools the amd_tools probe
+ran.
 
 A tool that is missing, hangs or crashes gives a missing fact whose reason says which of these happened, so a check
 can tell "ROCm is not installed" from "rocminfo crashed".
@@ -46,13 +47,14 @@ def _output(result: CommandResult) -> str:
     return result.stdout + ("\n" + result.stderr if result.stderr else "")
 
 
-def _rocminfo(observations: Observations, facts: Facts) -> None:
+def _rocminfo(observations: Observations, facts: Facts, garbled: list) -> None:
     result = observations.command("rocminfo")
     if result is None:
         for key in ("rocminfo.status", "rocminfo.agents"):
             facts.set_missing(key, "rocminfo was not run on this platform")
         return
     parsed = parse_rocminfo(_output(result))
+    garbled += [dict(g, tool="rocminfo") for g in parsed["garbled"]]
     state = parsed["state"]
     if result.error == "not found":
         state = "not-installed"
@@ -63,7 +65,7 @@ def _rocminfo(observations: Observations, facts: Facts) -> None:
     elif state not in ERROR_STATES and (result.signal or result.returncode != 0):
         state = "crashed"
     status = {k: parsed[k] for k in ("wsl", "runtime_version", "rock_loaded", "rock_version", "kfd_error",
-                                     "hsa_error", "complete")}
+                                     "hsa_error", "agent_creation_failed", "complete")}
     status.update(state=state, returncode=result.returncode, evidence=[result.describe(), *parsed["evidence"]])
     facts.set("rocminfo.status", status)
     if parsed["agents"]:
@@ -74,9 +76,10 @@ def _rocminfo(observations: Observations, facts: Facts) -> None:
         facts.set_missing("rocminfo.agents", why + (f": {detail}" if detail and detail not in why else ""))
 
 
-def _hip(observations: Observations, facts: Facts) -> None:
+def _hip(observations: Observations, facts: Facts, garbled: list) -> None:
     full = observations.command("hipconfig-full")
     config = parse_hipconfig_full(_output(full)) if full is not None else None
+    garbled += [dict(g, tool="hipconfig --full") for g in (config or {}).get("garbled") or []]
     if config and (config["version"] or config["platform"] or config["hip_path"]):
         facts.set("hip.config", config)
     else:
@@ -105,7 +108,7 @@ def _merge_amd_smi(static: list[dict], listed: list[dict]) -> list[dict]:
     return devices
 
 
-def _smi(observations: Observations, facts: Facts) -> None:
+def _smi(observations: Observations, facts: Facts, garbled: list) -> None:
     problems, reasons = [], []
     parsed = {}
     for key in ("amd-smi-static-json", "amd-smi-list-json", "rocm-smi-json"):
@@ -114,6 +117,7 @@ def _smi(observations: Observations, facts: Facts) -> None:
             continue
         parsed[key] = parse_amd_smi(_output(result)) if key.startswith("amd") else parse_rocm_smi(_output(result))
         problems += [f"{tool_name(result)}: {line}" for line in parsed[key]["errors"]]
+        garbled += [dict(g, tool=" ".join([tool_name(result), *result.argv[1:]])) for g in parsed[key]["garbled"]]
         reason = failure(result, key)
         if reason and not parsed[key]["devices"]:
             reasons.append(reason)
@@ -129,18 +133,22 @@ def _smi(observations: Observations, facts: Facts) -> None:
     facts.set("smi.problems", problems)
 
 
-def _targets(observations: Observations, facts: Facts, key: str, fact: str) -> None:
+def _targets(observations: Observations, facts: Facts, key: str, fact: str, garbled: list) -> None:
     result = observations.command(key)
     reason = failure(result, key)
     if reason:
         facts.set_missing(fact, reason)
         return
-    facts.set(fact, parse_target_lines(_output(result))["gpus"])
+    parsed = parse_target_lines(_output(result))
+    garbled += [dict(g, tool=tool_name(result)) for g in parsed["garbled"]]
+    facts.set(fact, parsed["gpus"])
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
-    _rocminfo(observations, facts)
-    _hip(observations, facts)
-    _smi(observations, facts)
-    _targets(observations, facts, "rocm-agent-enumerator", "rocm_agent_enumerator.targets")
-    _targets(observations, facts, "amdgpu-arch", "amdgpu_arch.targets")
+    garbled: list[dict] = []  # {tool, what, lines}: output no healthy install prints
+    _rocminfo(observations, facts, garbled)
+    _hip(observations, facts, garbled)
+    _smi(observations, facts, garbled)
+    _targets(observations, facts, "rocm-agent-enumerator", "rocm_agent_enumerator.targets", garbled)
+    _targets(observations, facts, "amdgpu-arch", "amdgpu_arch.targets", garbled)
+    facts.set("tools.garbled", garbled)

@@ -9,6 +9,7 @@ source placed on a bus, such as rocm-smi's CSV rows).
 
 from __future__ import annotations
 
+from rocm_doctor.facts import words
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import gfx as gfxlib
@@ -185,7 +186,7 @@ def disagreements(inventory: list[dict], env: dict, counts: dict[str, int]) -> l
 def interpret(observations: Observations, facts: Facts) -> None:
     present = [key for key in SOURCE_FACTS.values() if facts.has(key)]
     if not present:
-        reasons = "; ".join(f"{key}: {facts.why_missing(key)}" for key in SOURCE_FACTS.values())
+        reasons = "; ".join(f"{words.about(key)}: {facts.why_missing(key)}" for key in SOURCE_FACTS.values())
         facts.set_missing("gpu.inventory", f"no GPU source was available ({reasons})")
         facts.set_missing("gpu.inventory.disagreements", "no GPU source was available")
         return

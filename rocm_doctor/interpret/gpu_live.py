@@ -68,7 +68,7 @@ def _nvidia(observations: Observations, sources: dict) -> tuple[list[dict], list
             "ecc_uncorrected": raw.get("ecc.errors.uncorrected.volatile.total"),
             "pcie_gen": raw.get("pcie.link.gen.current"), "pcie_gen_max": raw.get("pcie.link.gen.max"),
             "pcie_width": raw.get("pcie.link.width.current"), "pcie_width_max": raw.get("pcie.link.width.max"),
-            "perf_level": None, "processes_listed": apps_ok,
+            "perf_level": None, "processes_listed": apps_ok, "bdf": raw.get("pci.bus_id"),
         })
     by_uuid = {g["uuid"]: g["index"] for g in gpus if g["uuid"]}
     for app in nvidia_smi.parse_compute_apps(apps.stdout)["processes"] if apps_ok else []:

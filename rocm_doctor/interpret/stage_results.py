@@ -13,9 +13,9 @@ from rocm_doctor.facts.observations import Observations
 KERNELS = ("kernels", "gpu.kernels",
            "the GPU kernels did not run (--no-gpu, no GPU visible to torch, or a snapshot without them)")
 BENCH = ("bench", "bench.results",
-         "the benchmark did not run (use `rocm-doctor bench` or `rocm-doctor check --bench`)")
+         "the benchmark did not run (rocm-doctor bench or rocm-doctor check --bench runs it)")
 COLLECTIVES = ("collectives", "collectives.results",
-               "the collectives did not run (use `rocm-doctor check --collectives` or `rocm-doctor bench --collectives`)")
+               "the collectives did not run (rocm-doctor check --collectives or rocm-doctor bench --collectives runs them)")
 
 
 def interpret(observations: Observations, facts: Facts) -> None:

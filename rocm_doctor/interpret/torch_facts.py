@@ -71,7 +71,6 @@ def interpret(observations: Observations, facts: Facts) -> None:
     start = by_stage.get("start")
     if start:
         facts.set("python.target.version", start.get("python"))
-        facts.set("python.target.prefix", start.get("prefix"))
 
     imported = by_stage.get("import")
     if imported is None:
@@ -89,13 +88,6 @@ def interpret(observations: Observations, facts: Facts) -> None:
     facts.set("torch.hip", imported.get("hip"))
     facts.set("torch.cuda_version", imported.get("cuda"))
     facts.set("torch.flavour", flavour(imported.get("version"), imported.get("hip"), imported.get("cuda")))
-    facts.set("torch.import_seconds", imported.get("seconds"))
-
-    build = by_stage.get("build", {})
-    if "config" in build:
-        facts.set("torch.config", build["config"])
-    if build.get("cudnn_version") is not None:
-        facts.set("torch.dnn_version", build["cudnn_version"])
 
     available = by_stage.get("available")
     if available is None:

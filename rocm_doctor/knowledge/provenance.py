@@ -13,7 +13,8 @@ from pathlib import Path
 from rocm_doctor import safefile
 
 TABLES = ("gpu_catalog.json", "rocm_support_linux.json", "support_windows.json", "torch_wheels.json",
-          "overrides.json", "error_signatures.json")
+          "overrides.json", "error_signatures.json", "os_support.json", "amdgpu_firmware.json",
+          "perf_switches.json", "legacy_values.json")
 
 
 def sha256(data: bytes) -> str:

@@ -94,6 +94,16 @@ def wsl(gfx: str, rocm_version: str) -> Support:
     return _dated(entry, version, label, entry["source"])
 
 
+def first_linux_release(gfx: str) -> str | None:
+    """The first Linux ROCm release that supports `gfx` (its point release where the row names one), else None."""
+    base = base_gfx(gfx)
+    for row in load("rocm_support_linux.json")["releases"]:
+        entry = _entry(row["gfx"].get(base, "unsupported"))
+        if entry["status"] in ("supported", "deprecated"):
+            return entry.get("from") or row["rocm"]
+    return None
+
+
 def _last_linux_release(base: str) -> str | None:
     good = [row["rocm"] for row in load("rocm_support_linux.json")["releases"]
             if _entry(row["gfx"].get(base, "unsupported"))["status"] in ("supported", "deprecated")]
@@ -133,3 +143,19 @@ def _windows_paths(base: str) -> list[dict]:
     if base in status["release_ready"] + status["build_only"]:
         paths.append({"kind": "therock", "text": f"TheRock win_amd64 nightly wheels for {base}", "source": "TR-SUP"})
     return paths
+
+
+SOURCE_TABLES = ("rocm_support_linux.json", "support_windows.json", "torch_wheels.json", "overrides.json")
+
+
+def source_name(key: str) -> str:
+    """A source key of the tables ("TR-SUP", "overrides.json") as a reader names it: the document's title without
+    its details, or the rocm-doctor table it comes from."""
+    if key.endswith(".json"):
+        return f"rocm-doctor's {key[:-5].replace('_', ' ')} table"
+    for table in SOURCE_TABLES:
+        entry = (load(table).get("sources") or {}).get(key)
+        if isinstance(entry, dict) and entry.get("title"):
+            title = str(entry["title"])
+            return title.split(" (", 1)[0].split(": ", 1)[0]
+    return key

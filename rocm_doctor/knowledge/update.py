@@ -289,14 +289,34 @@ def _prune(bundles: Path, keep: str) -> None:
 
 
 def uninstall(data_dir: Optional[Path] = None) -> bool:
-    """Back to the embedded data."""
+    """Back to the embedded data from whatever state the folder is in (a pointer that is a folder or a dangling
+    link, `bundles` replaced by a file, leftovers of killed installs); whether anything was removed. Raises
+    UpdateError when the data folder is not a folder (ROCM_DOCTOR_DATA_DIR naming a file): nothing is removed then."""
     data_dir = data_dir or user_data_dir()
-    pointer = data_dir / POINTER
-    if not pointer.exists():
+    if os.path.lexists(data_dir) and not data_dir.is_dir():
+        raise UpdateError(f"{data_dir} is not a folder (is {DIR_ENV} set to a file?); nothing was removed, and the "
+                          "embedded data is in use")
+    names = [POINTER, "bundles"]
+    try:
+        names += [name for name in os.listdir(data_dir) if name.endswith(safefile.TMP_SUFFIX)]
+    except FileNotFoundError:
         return False
-    pointer.unlink()
-    shutil.rmtree(data_dir / "bundles", ignore_errors=True)
-    return True
+    except OSError as exc:
+        raise UpdateError(f"cannot read {data_dir}: {exc.strerror or exc}") from None
+    removed = False
+    for name in names:
+        path = data_dir / name
+        try:
+            if path.is_symlink() or not path.is_dir():
+                path.unlink()
+            else:
+                shutil.rmtree(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise UpdateError(f"cannot remove {path}: {exc.strerror or exc}") from None
+        removed = True
+    return removed
 
 
 # -- the whole update ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import json
 import re
 
 from rocm_doctor.parsers import gfx as gfxlib
+from rocm_doctor.parsers.garbled import impossible
 
 _LINE = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z0-9_][A-Za-z0-9_ ./()-]*?)\s*:\s?(?P<value>.*?)\s*$")
 _TABLE_NAME = re.compile(r"^\|\s*(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<name>.*?)\s*\|")
@@ -128,7 +129,7 @@ def _table(text: str) -> list[dict]:
 
 def parse_amd_smi(text: str | None) -> dict:
     """{format: json|text|table|empty, devices: [{index, bdf, uuid, kfd_id, node_id, name, gfx, device_id, ...}],
-    versions: {amd_smi, library, rocm, amdgpu}, errors: [abort lines]}."""
+    versions: {amd_smi, library, rocm, amdgpu}, errors: [abort lines], garbled: [{what, lines}]}."""
     text = text or ""
     stripped = text.strip()
     versions = {}
@@ -143,11 +144,23 @@ def parse_amd_smi(text: str | None) -> dict:
             raw = _json_gpus(json.loads(stripped))
         except (json.JSONDecodeError, RecursionError):
             raw = None
+    items: list = []
     if raw is not None:
-        fmt, devices = "json", [_device(item, i) for i, item in enumerate(raw)]
+        fmt, items = "json", raw
+        devices = [_device(item, i) for i, item in enumerate(items)]
     elif _table(text):
         fmt, devices = "table", _table(text)
     else:
-        devices = [_device(item, i) for i, item in enumerate(_tree(text))]
+        items = _tree(text)
+        devices = [_device(item, i) for i, item in enumerate(items)]
         fmt = "text" if devices else "empty"
-    return {"format": fmt, "devices": devices, "versions": versions, "errors": errors}
+    garbled = [entry for i, d in enumerate(devices) for entry in impossible(
+        f"GPU {d['index']}", _gfx_raw(items[i]) if i < len(items) else None, d.get("gfx"),
+        d["vram_mb"] * 1024 * 1024 if isinstance(d.get("vram_mb"), int) else None, f"VRAM {d.get('vram_mb')} MB")]
+    return {"format": fmt, "devices": devices, "versions": versions, "errors": errors, "garbled": garbled}
+
+
+def _gfx_raw(item) -> str | None:
+    asic = item.get("asic") if isinstance(item, dict) and isinstance(item.get("asic"), dict) else {}
+    value = _scalar(asic.get("target_graphics_version"))
+    return str(value) if value else None

@@ -1,7 +1,7 @@
 """gfx target names in every spelling the AMD tools use, reduced to one form ("gfx1032"). Pure; never raises.
 
 Sources of the rules: LLVM target ids (`gfx942:sramecc+:xnack-`, generic `gfx10-3-generic`), KFD's
-`gfx_target_version` (major*10000 + minor*100 + stepping, decimal; amd-facts.md §3c), HSA_OVERRIDE_GFX_VERSION
+`gfx_target_version` (major*10000 + minor*100 + stepping, decimal), HSA_OVERRIDE_GFX_VERSION
 (`major.minor.stepping` as libhsakmt scans it: parsers/hsa_override.py) and rocm-smi's renderings
 (see `from_rocm_smi`).
 """
@@ -16,7 +16,7 @@ ISA_PREFIX = "amdgcn-amd-amdhsa--"
 _TARGET = re.compile(r"^gfx(?:[0-9]{1,2}[0-9a-f]{2}|[0-9]{1,2}(?:-[0-9a-f])?-generic)$")
 _FEATURE = re.compile(r"^(?P<name>[a-z0-9_-]+)(?P<state>[+-])$")
 
-# Targets that only ship as integrated GPUs (APUs sharing system memory); amd-facts.md §3a.
+# Targets that only ship as integrated GPUs (APUs sharing system memory).
 INTEGRATED_TARGETS = frozenset(
     {"gfx902", "gfx90c", "gfx1013", "gfx1033", "gfx1035", "gfx1036", "gfx1103",
      "gfx1150", "gfx1151", "gfx1152", "gfx1153"}

@@ -56,10 +56,12 @@ def parse_hip_version(text: str | None) -> dict | None:
 
 def parse_hipconfig_full(text: str | None) -> dict:
     """{version, platform, compiler, runtime, rocm_path, hip_path, clang, clang_version, config_file,
-    sections, environment, problems}. Keys absent from the output are None."""
+    sections, environment, problems, garbled}. Keys absent from the output are None. The first value of a field
+    counts; `garbled` lists fields printed again with another value (two hipconfig outputs run together)."""
     result: dict = {field: None for field in FIELDS.values()}
     result.update(version=None, clang=None, clang_version=None, config_file=None,
-                  sections=[], environment={}, problems=[])
+                  sections=[], environment={}, problems=[], garbled=[])
+    seen: dict[str, list[str]] = {}
     section = None
     for raw in (text or "").splitlines():
         line = raw.rstrip()
@@ -69,6 +71,8 @@ def parse_hipconfig_full(text: str | None) -> dict:
         heading = _SECTION.match(line)
         clang = _CLANG.match(line)
         key = _KEY.match(line)
+        if version or (key and key["key"] in FIELDS):
+            seen.setdefault("HIP version" if version else key["key"], []).append(line.strip())
         if version and result["version"] is None:
             result["version"] = parse_hip_version(version["value"])
         elif heading:
@@ -90,4 +94,10 @@ def parse_hipconfig_full(text: str | None) -> dict:
             result["problems"].append(line.strip())
     if result["platform"]:
         result["platform"] = result["platform"].lower()
+    result["garbled"] = [{"what": f"{name} printed {len(lines)} times with different values", "lines": lines}
+                         for name, lines in seen.items() if len({_value(line) for line in lines}) > 1]
     return result
+
+
+def _value(line: str) -> str:
+    return re.sub(r"\s+", " ", line.split(":", 1)[-1]).strip()

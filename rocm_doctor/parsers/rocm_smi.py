@@ -13,6 +13,7 @@ import json
 import re
 
 from rocm_doctor.parsers import gfx as gfxlib
+from rocm_doctor.parsers.garbled import impossible
 
 _HEX_ONLY = re.compile(r"^0x[0-9a-fA-F]+$")
 _PRODUCT_LINE = re.compile(r"^\s*GPU\[(?P<index>\d+)\]\s*:\s*(?P<key>[^:]+?)\s*:\s*(?P<value>.*?)\s*$")
@@ -130,7 +131,7 @@ def _from_text(text: str) -> list[dict]:
 
 def parse_rocm_smi(text: str | None) -> dict:
     """{format: json|csv|text|empty, devices: [{index, name, series, model, device_id, gfx, gfx_raw, node, ...}],
-    errors: [abort/exception lines]}."""
+    errors: [abort/exception lines], garbled: [{what, lines}]}."""
     text = text or ""
     stripped = text.strip()
     errors = [line.strip() for line in text.splitlines() if _ABORT.search(line)]
@@ -143,4 +144,7 @@ def parse_rocm_smi(text: str | None) -> dict:
     else:
         devices = _from_text(text)
         fmt = "text" if devices or "ROCm System Management Interface" in text else "empty"
-    return {"format": fmt, "devices": devices, "errors": errors}
+    garbled = [entry for d in devices for entry in impossible(
+        f"GPU {d['index']}", d.get("gfx_raw"), d.get("gfx"), d.get("vram_total_bytes"),
+        f"VRAM Total Memory (B): {d.get('vram_total_bytes')}")]
+    return {"format": fmt, "devices": devices, "errors": errors, "garbled": garbled}

@@ -19,6 +19,10 @@ _KFD_OPEN = re.compile(r"Unable to open /dev/kfd read-write:\s*(?P<reason>.+?)\s
 _HSA_STATUS = re.compile(r"\b(HSA_STATUS_ERROR_[A-Z_]+)")
 _FAILURE_AT = re.compile(r"hsa api call failure at:\s*(?P<where>\S+)")
 _GROUP = re.compile(r"\bgroup\b")  # rocminfo's notes on render/video/DRM group membership
+# ROCr skipped a KFD GPU node it does not know ("Warning: Agent creation failed.\nThe GPU node has an unrecognized id.")
+_AGENT_FAILED = re.compile(r"Agent creation failed|GPU node has an unrecognized id")
+_GFX_NAME = re.compile(r"^gfx[0-9a-z]+$", re.IGNORECASE)
+PIB_KB = 1 << 40  # a pool of a pebibyte or more is no real GPU's memory
 
 KFD_REASON_STATES = {
     "permission denied": "kfd-permission-denied",
@@ -85,7 +89,7 @@ def _finish_agent(agent: dict) -> dict:
 
 def _status(lines: list[str]) -> dict:
     status: dict = {"rock_loaded": None, "rock_version": None, "wsl": False, "kfd_error": None,
-                    "hsa_error": None, "unsupported_gpu": False, "evidence": []}
+                    "hsa_error": None, "unsupported_gpu": False, "agent_creation_failed": False, "evidence": []}
     for line in lines:
         text = line.strip()
         rock = _ROCK.search(text)
@@ -98,6 +102,8 @@ def _status(lines: list[str]) -> dict:
             status["wsl"] = True
         elif text.startswith("ROCR: unsupported GPU"):
             status["unsupported_gpu"] = True
+        elif _AGENT_FAILED.search(text):
+            status["agent_creation_failed"] = True
         elif kfd:
             status["kfd_error"] = kfd["reason"]
         elif hsa:
@@ -123,10 +129,12 @@ def _state(status: dict, agents: list[dict]) -> str:
 
 
 def parse_rocminfo(text: str | None) -> dict:
-    """{state, agents, runtime_version, wsl, rock_loaded, kfd_error, hsa_error, evidence, complete}."""
+    """{state, agents, runtime_version, wsl, rock_loaded, kfd_error, hsa_error, agent_creation_failed, evidence,
+    complete, garbled: [{what, lines}]}."""
     lines = (text or "").splitlines()
     agents: list[dict] = []
     system: dict = {}
+    seen: dict[str, list[str]] = {}  # system lines by key, to tell two outputs run together
     agent = None
     section = None  # None | "pools" | "isas" | "cache"
     for line in lines:
@@ -148,7 +156,8 @@ def parse_rocminfo(text: str | None) -> dict:
         key, value = match["key"], match["value"]
         if agent is None:
             if key in ("Runtime Version", "Runtime Ext Version"):
-                system[key.lower().replace(" ", "_")] = value or None
+                system.setdefault(key.lower().replace(" ", "_"), value or None)
+                seen.setdefault(key, []).append(line.strip())
             continue
         if key in ("Pool Info", "ISA Info", "Cache Info"):
             section = {"Pool Info": "pools", "ISA Info": "isas", "Cache Info": "cache"}[key]
@@ -167,6 +176,7 @@ def parse_rocminfo(text: str | None) -> dict:
     agents = [_finish_agent(a) for a in agents]
     status = _status(lines)
     return {
+        "garbled": _garbled(agents, seen),
         "state": _state(status, agents),
         "agents": agents,
         "runtime_version": system.get("runtime_version"),
@@ -174,6 +184,30 @@ def parse_rocminfo(text: str | None) -> dict:
         "complete": any(line.strip() == "*** Done ***" for line in lines),
         **status,
     }
+
+
+def _garbled(agents: list[dict], seen: dict[str, list[str]]) -> list[dict]:
+    """What cannot come from one healthy rocminfo run: a system field printed twice with different values, agent
+    numbers that repeat, a GPU named by no valid gfx, a GPU memory pool of 0 bytes or of a pebibyte and more."""
+    out = [{"what": f"'{key}' printed {len(found)} times with different values", "lines": found}
+           for key, found in seen.items() if len(set(found)) > 1]
+    numbers = [a["agent"] for a in agents]
+    repeated = sorted({n for n in numbers if numbers.count(n) > 1})
+    if repeated:
+        out.append({"what": "agent numbers repeat (" + ", ".join(f"Agent {n}" for n in repeated) + ")",
+                    "lines": [f"Agent {n}" for n in repeated]})
+    for agent in (a for a in agents if a.get("device_type") == "GPU"):
+        name = agent.get("name") or ""
+        if _GFX_NAME.match(name) and not gfxlib.base_gfx(name):
+            out.append({"what": f"Agent {agent['agent']} is named {name}, which is no gfx target",
+                        "lines": [f"Name: {name}"]})
+        sizes = [p["size_kb"] for p in agent["pools"] if p.get("size_kb") is not None
+                 and "COARSE GRAINED" in p.get("segment", "")]
+        bad = [kb for kb in sizes if kb == 0 or kb >= PIB_KB]
+        if bad and not agent.get("is_apu"):
+            out.append({"what": f"Agent {agent['agent']} ({name}) reports a GPU memory pool of {bad[0] * 1024:,} bytes",
+                        "lines": [f"Size: {kb}(0x{kb:x}) KB" for kb in bad]})
+    return out
 
 
 def gpu_agents(agents: list[dict]) -> list[dict]:

@@ -14,6 +14,7 @@ from rocm_doctor.engine.modules import import_public_modules
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.probes._base import ProbeContext, Recorder
 from rocm_doctor.probes._platform import describe_platform
+from rocm_doctor.probes._target import environment_of
 
 
 def probe_modules(platform_os: str, failures: dict[str, str]) -> list:
@@ -29,7 +30,8 @@ def collect(context: ProbeContext) -> Observations:
     observations = Observations()
     observations.platform = describe_platform()
     observations.env = dict(context.env)
-    observations.target = {"python": context.python, "reason": context.python_reason}
+    observations.target = {"python": context.python, "reason": context.python_reason,
+                           **environment_of(context.python)}
     recorder = Recorder(observations, context)
     modules = probe_modules(context.platform_os, observations.probe_errors)
     with ThreadPoolExecutor(max_workers=max(4, len(modules))) as pool:

@@ -1,8 +1,12 @@
-"""Chooses the interpreter to diagnose: --python, else the active virtual or conda environment, else our own."""
+"""Chooses the interpreter to diagnose: --python, else the active virtual or conda environment, else, when
+rocm-doctor runs from the environment pipx or `uv tool` made for it, the python on PATH, else our own. Also says
+what made the target's environment (uv; pipx or uv tool), which decides how the advice installs into it."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Mapping, Optional
@@ -47,6 +51,9 @@ def choose_python(explicit: Optional[str], env: Mapping[str, str]) -> tuple[str,
         except (OSError, RuntimeError, ValueError):  # a bad variable must not stop the doctor
             pass
         unusable.append(variable)
+    tool = tool_environment(own_prefix)
+    if tool and not unusable:
+        return _beside_tool(tool, env, own_prefix)
     if unusable:
         return sys.executable, (f"the interpreter rocm-doctor runs in; {' and '.join(unusable)} "
                                 f"{'is' if len(unusable) == 1 else 'are'} set but hold{'s' if len(unusable) == 1 else ''} "
@@ -63,3 +70,67 @@ def _explicit_python(explicit: str) -> tuple[str, str]:
     if not os.access(path, os.X_OK):
         raise TargetError(f"--python {explicit}: not executable")
     return str(path), "given with --python"
+
+
+def tool_environment(prefix: Path) -> Optional[str]:
+    """"pipx" or "uv tool" when `prefix` is an environment such an installer made for one application (it holds
+    that application and nothing of the user's: never where torch is, never where it should go)."""
+    if (prefix / "pipx_metadata.json").is_file():
+        return "pipx"
+    if (prefix / "uv-receipt.toml").is_file():
+        return "uv tool"
+    return None
+
+
+def environment_of(python: str) -> dict:
+    """{"venv": "uv"} for an environment uv made (it has no pip: installs go through `uv pip --python`), and
+    {"tool": ...} for one pipx or uv tool made; {} for any other."""
+    out: dict = {}
+    path = Path(python)
+    for prefix in (path.parent.parent, path.parent):  # bin/python (Scripts\python.exe), or a conda python.exe
+        try:
+            with open(prefix / "pyvenv.cfg", encoding="utf-8", errors="replace") as handle:
+                config = handle.read(8192)
+        except OSError:
+            continue
+        if re.search(r"(?m)^\s*uv\s*=", config):
+            out["venv"] = "uv"
+        tool = tool_environment(prefix)
+        if tool:
+            out["tool"] = tool
+        break
+    return out
+
+
+def _beside_tool(tool: str, env: Mapping[str, str], own_prefix: Path) -> tuple[str, str]:
+    """The python the user runs (py -3 on Windows, python3 or python on PATH) instead of the tool's own."""
+    found = _users_python(env, own_prefix)
+    if found:
+        name, path = found
+        return path, (f"{name} on PATH: rocm-doctor runs from the environment {tool} made for it, which holds no "
+                      "torch; --python PATH diagnoses another interpreter")
+    return sys.executable, (f"the interpreter rocm-doctor runs in, in the environment {tool} made for it (no other "
+                            "python3 or python on PATH); --python PATH diagnoses the one that holds torch")
+
+
+def _users_python(env: Mapping[str, str], own_prefix: Path) -> Optional[tuple[str, str]]:
+    def own(path: str) -> bool:  # the tool environment's own python, by the folder it is in (not where it links)
+        try:
+            return Path(path).parent.resolve() in (own_prefix, own_prefix / "bin", own_prefix / "Scripts")
+        except (OSError, RuntimeError, ValueError):
+            return True
+
+    if sys.platform == "win32" and shutil.which("py", path=env.get("PATH")):
+        from rocm_doctor.engine import runner
+
+        result = runner.run(["py", "-3", "-c", "import sys; print(sys.executable)"], timeout=15, env=env)
+        path = result.stdout.strip() if result.returncode == 0 else ""
+        if path and not own(path):
+            return "py -3", path
+    folders = [f for f in (env.get("PATH") or "").split(os.pathsep) if f]
+    for name in ("python3", "python"):
+        for folder in folders:  # every match in PATH order: the tool's own bin folder may come first
+            path = shutil.which(name, path=folder)
+            if path and not own(path):
+                return name, path
+    return None

@@ -16,7 +16,7 @@ from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_process
 from rocm_doctor.parsers.live_files import parse_proc_status, parse_uevent
 from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
-from rocm_doctor.probes._base import Recorder
+from rocm_doctor.probes._base import FILE_CAP, Recorder
 from rocm_doctor.probes.amd_tools import resolve
 
 PLATFORMS = ("linux", "wsl", "windows")
@@ -70,7 +70,7 @@ def _sysfs(recorder: Recorder) -> None:
                     recorder.read_file(f"{device}/{name}")
 
 
-def _who(recorder: Recorder, pids: list[int]) -> None:
+def record_parents(recorder: Recorder, pids: list[int], cap: int = FILE_CAP) -> None:
     """/proc/<pid>/status of each listed pid and of its parents, stopping at the doctor, init or an unreadable one."""
     own, seen = os.getpid(), set()
     for pid in pids:
@@ -78,7 +78,7 @@ def _who(recorder: Recorder, pids: list[int]) -> None:
             if pid in seen or pid <= 1 or pid == own:
                 break
             seen.add(pid)
-            status = parse_proc_status(recorder.read_file(f"/proc/{pid}/status").content or "")
+            status = parse_proc_status(recorder.read_file(f"/proc/{pid}/status", cap).content or "")
             if status["ppid"] is None:
                 break
             pid = status["ppid"]
@@ -90,4 +90,4 @@ def collect(recorder: Recorder) -> None:
     if recorder.context.platform_os in ("linux", "wsl"):
         pids += _amd(recorder)
         _sysfs(recorder)
-        _who(recorder, pids)
+        record_parents(recorder, pids)

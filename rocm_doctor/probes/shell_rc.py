@@ -1,13 +1,16 @@
 """Where GPU variables are set for every new shell: lines of ~/.bashrc, ~/.zshrc, ~/.profile, ~/.bash_profile,
 fish's config and /etc/environment that set HSA_OVERRIDE_GFX_VERSION*, *_VISIBLE_DEVICES or HIP_PLATFORM.
 
-Only the matching lines are recorded (never the whole file: rc files hold tokens and other secrets)."""
+Only the matching lines are recorded (never the whole file: rc files hold tokens and other secrets), and in them
+the values of secret assignments and options (`HF_TOKEN='…'`, `--wandb-key=…`, `curl -u user:pass`, URL user
+info) are masked before they are recorded, so neither a snapshot nor a finding's evidence carries them."""
 
 from __future__ import annotations
 
 import os
 import re
 
+from rocm_doctor.parsers import shell_secrets
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
@@ -19,12 +22,12 @@ VARIABLE = re.compile(r"\b(HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES
 
 
 def matching_lines(text: str) -> list[tuple[int, str, str]]:
-    """(line number, variable, line) for uncommented lines naming a watched variable."""
+    """(line number, variable, line with its secrets masked) for uncommented lines naming a watched variable."""
     hits = []
     for number, line in enumerate(text.splitlines(), 1):
         match = VARIABLE.search(line)
         if match and not line.lstrip().startswith("#"):
-            hits.append((number, match.group(1), line.strip()[:300]))
+            hits.append((number, match.group(1), shell_secrets.mask(line.strip())[:300]))
     return hits
 
 

@@ -11,8 +11,8 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine import shells
 from rocm_doctor.report import diff_render
 
-APPLY_TEXT = {S.AUTO: "`rocm-doctor fix` applies it", S.FLAG: "`rocm-doctor fix --allow-install` runs it",
-              S.PRINT: "run it yourself"}
+# Prose, never a command: the commands to run are printed whole on lines of their own.
+APPLY_TEXT = {S.AUTO: "fix applies it", S.FLAG: "fix runs it with --allow-install", S.PRINT: "run it yourself"}
 
 
 @dataclass

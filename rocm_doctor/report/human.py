@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.plan import step_id
+from rocm_doctor.engine.remedy import FLAG
 from rocm_doctor.report import diagnosis_view
 from rocm_doctor.report.model import Report
 from rocm_doctor.report.stage_summary import stage_lines
@@ -57,14 +57,13 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     header = f"rocm-doctor — {report.platform.get('system') or report.platform.get('os', '')} {report.platform.get('release') or ''}".rstrip()
     console.print(Text(header, style="bold"))
     if target.get("python"):
-        # The reason often holds parentheses of its own ("the active virtual environment (VIRTUAL_ENV=...)").
         reason = str(target.get("reason") or "")
-        console.print(f"Diagnosing {escape(str(target['python']))}" + (f" — {escape(reason)}" if reason else ""))
+        _hang(console, "Diagnosing ", Text(str(target["python"]) + (f" — {reason}" if reason else "")))
     if report.source != "live":
-        console.print(f"Replayed from {escape(report.source)}")
+        _hang(console, "Replayed from ", Text(report.source))
     console.print()
     data = report.to_dict()
-    console.print(Text(report.diagnosis.headline, style="bold"))
+    _hang(console, "", Text(report.diagnosis.headline), "bold")
     roots = diagnosis_view.build(data)
     if roots:
         console.print()
@@ -86,72 +85,93 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     for name, lines in stage_lines(report.stages):
         console.print(Text(name.upper(), style="bold underline"))
         for line in lines:
-            console.print(Text(f"  {line}"))
+            _hang(console, "  ", Text(line))
         console.print()
     skipped = report.summary()["skip"]
     if skipped and not verbose:
         console.print(Text(f"{skipped} check(s) skipped; -v shows why.", style="dim"))
     console.print(Text(summary_line(report), style="bold"))
     if report.diagnosis.plan:
-        console.print("`rocm-doctor fix --dry-run` shows every change of this plan; `rocm-doctor fix` applies it.")
+        console.print("To see every change of this plan, then apply it:")
+        _command(console, "rocm-doctor fix --dry-run")
+        installs = any(item.step.mode == FLAG for item in report.diagnosis.plan.items)
+        _command(console, "rocm-doctor fix --allow-install" if installs else "rocm-doctor fix")
 
 
 def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
     finding = root.finding
     status = Status(finding.get("status", "fail"))
-    line = Text(f" {root.number}. ")
-    line.append_text(_marker(status, plain))
-    line.append(f" {finding.get('title', '')}: ", style="bold")
-    line.append(str(finding.get("message", "")))
-    console.print(line)
+    lead = Text(f" {root.number}. ")
+    lead.append_text(_marker(status, plain))
+    body = Text(f"{finding.get('title', '')}: ", style="bold")
+    body.append(str(finding.get("message", "")))
+    _hang(console, lead + Text(" "), body)
     for item in (finding.get("evidence") or [])[: None if verbose else 2]:
-        console.print(Text(f"      evidence: {item}", style="dim"))
+        _hang(console, "      evidence: ", Text(str(item)), "dim")
     for item in root.confirmed:
-        console.print(Text(f"      confirmed by {item}", style="green"))
+        _hang(console, "      confirmed by ", Text(item), "green")
     for item in root.refuted:
-        console.print(Text(f"      not seen: {item}", style="dim"))
+        _hang(console, "      not seen: ", Text(item), "dim")
     if root.new_since:
-        console.print(Text(f"      {root.new_since[0]}", style="yellow"))
+        _hang(console, "      ", Text(root.new_since[0]), "yellow")
         for item in root.new_since[1:]:
-            console.print(Text(f"        {item}", style="yellow"))
+            _hang(console, "        ", Text(item), "yellow")
     if root.steps:
         console.print(Text("    Do this:", style="bold cyan"))
         for n, step in enumerate(root.steps, 1):
             _render_step(console, f"{n}.", step)
     for advice in finding.get("remediation") or []:
-        console.print(Text(f"    advice: {advice}" if plain else f"    → {advice}", style="cyan"))
+        _hang(console, "    advice: " if plain else "    → ", Text(str(advice)), "cyan")
     for alt in root.alternatives:
         label = "workaround" if alt.workaround else "alternative"
-        console.print(Text(f"    Or ({label}): {alt.title}", style="cyan"))
+        _hang(console, f"    Or ({label}): ", Text(alt.title), "cyan")
         if alt.why_not_first:
-            console.print(Text(f"      second because: {alt.why_not_first}", style="dim"))
+            _hang(console, "      second because: ", Text(alt.why_not_first), "dim")
         for step in alt.steps:
             _render_step(console, "-", step)
     if root.symptoms:
         console.print(Text("    This also explains:", style="bold"))
         for symptom in root.symptoms:
             mark = PLAIN_MARKERS[Status(symptom.get("status", "warn"))].strip()
-            console.print(Text(f"      {mark} {symptom.get('title', '')}: {symptom.get('message', '')}"))
+            _hang(console, f"      {mark} ", Text(f"{symptom.get('title', '')}: {symptom.get('message', '')}"))
 
 
 def _render_step(console: Console, bullet: str, step) -> None:
-    line = Text(f"      {bullet} {step.summary}" + (f" ({step.how})" if step.how else ""), style="cyan")
-    line.append(f"  [{step.id}]", style="dim")
-    console.print(line)
+    body = Text(step.summary + (f" ({step.how})" if step.how else ""), style="cyan")
+    body.append(f"  [{step.id}]", style="dim")
+    _hang(console, f"      {bullet} ", body)
     for command in step.commands:
-        # printed whole on its own line: a wrapped command breaks when pasted
-        console.print(Text(f"          {command}"), soft_wrap=True, overflow="ignore", crop=False)
+        _command(console, command)
+
+
+def _command(console: Console, command: str) -> None:
+    """A command printed whole on its own line, past the terminal's edge if need be: a wrapped command breaks
+    when pasted."""
+    console.print(Text(f"          {command}"), soft_wrap=True, overflow="ignore", crop=False)
+
+
+def _hang(console: Console, lead, body: Text, style: str = "") -> None:
+    """`lead` then `body`, wrapped at word boundaries with the continuation lines indented under the body's start
+    (a terminal wrapping a long line itself would start them at column 0)."""
+    lead = Text(lead, style=style) if isinstance(lead, str) else lead
+    if style:
+        body.stylize(style)
+    if console.soft_wrap:  # not a terminal: one line per item, the reader's pager or editor wraps it
+        console.print(lead + body)
+        return
+    indent = Text(" " * lead.cell_len, style=style)
+    for n, line in enumerate(body.wrap(console, max(20, console.width - lead.cell_len))):
+        line.rstrip()
+        console.print((lead if n == 0 else indent) + line, no_wrap=True, crop=False)
 
 
 def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bool, diagnosed: bool,
                     shell: str) -> None:
-    line = Text("  ")
-    line.append_text(_marker(finding.status, plain))
-    line.append(f" {finding.title}: ", style="bold")
-    line.append(finding.message)
-    if verbose:
-        line.append(f"  ({finding.id})", style="dim")
-    console.print(line)
+    lead = Text("  ")
+    lead.append_text(_marker(finding.status, plain))
+    body = Text(f"{finding.title}: ", style="bold")
+    body.append(finding.message)
+    _hang(console, lead + Text(" "), body)
     if diagnosed and not verbose:
         return  # its advice is under "What is wrong"
     if verbose and not diagnosed:  # a root cause's steps are under "What is wrong"; these are an info's
@@ -159,7 +179,8 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
             _render_step(console, "-", diagnosis_view.step_view(step, shell, step_id(step), planned=False))
     if finding.status in (Status.FAIL, Status.WARN, Status.ERROR) or verbose:
         for step in finding.remediation:
-            console.print(Text(f"      → {step}" if not plain else f"      fix: {step}", style="cyan"))
+            _hang(console, "      fix: " if plain else "      → ", Text(step), "cyan")
     if verbose:
         for item in finding.evidence:
-            console.print(Text(f"      · {item}" if not plain else f"      evidence: {item}", style="dim"))
+            _hang(console, "      evidence: " if plain else "      · ", Text(item), "dim")
+        _hang(console, "      about this check: ", Text(f"rocm-doctor explain {finding.check}"), "dim")

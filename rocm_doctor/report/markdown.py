@@ -214,7 +214,8 @@ class _Renderer:
             notes.append(f"The full report is in `{_code(self.json_name)}` beside this file: please attach it to the issue "
                          f"(`rocm-doctor check --from {_code(self.json_name)}` re-diagnoses it).")
         else:
-            notes.append("The full report: `rocm-doctor report -o report.md` writes `report.json` beside it; please attach it.")
+            notes.append("The full report: `rocm-doctor report --format both -o report.md` also writes `report.json`; "
+                         "please attach it.")
         return "\n---\n" + " ".join(notes) + "\n"
 
     # -- helpers --------------------------------------------------------------------------------------------

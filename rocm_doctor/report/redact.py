@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
+from rocm_doctor.parsers import shell_secrets
+from rocm_doctor.report import redact_names
 from rocm_doctor.report import redact_rules as rules
 
 MASK = "<redacted>"
@@ -37,6 +39,8 @@ class Identities:
     users: list[str] = field(default_factory=list)
     homes: list[str] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
+    domains: list[str] = field(default_factory=list)  # Windows logon domains
+    orgs: list[str] = field(default_factory=list)  # organisations (a OneDrive folder names one)
     secrets: list[str] = field(default_factory=list)  # literal values (secret env values) to hide anywhere
 
 
@@ -47,17 +51,15 @@ class Redactor:
         self._table: dict[str, dict[str, str]] = {}  # kind -> value -> placeholder
         self._hits: list[str] = []
         self._literal_re: Optional[re.Pattern] = None
-        self._user_re: Optional[re.Pattern] = None
-        self._host_re: Optional[re.Pattern] = None
+        self._names: Optional[redact_names.Names] = None
         self._home_re: Optional[re.Pattern] = None
-        self._host_alias: dict[str, str] = {}
 
     # -- public ---------------------------------------------------------------------------------------------
     def redact(self, data: Any) -> Any:
         """A redacted deep copy of `data` (dicts, lists, strings; other scalars pass through)."""
         self._learn(data)
-        self._compile()
-        return self._walk(data, "$", parent_key=None)
+        self._compile(redact_names.vocabulary(data))
+        return self._walk(data, "$", keys=())
 
     def counts(self) -> dict[str, int]:
         """How many distinct values of each kind were replaced (for the bundle's summary)."""
@@ -66,36 +68,34 @@ class Redactor:
     # -- learning -------------------------------------------------------------------------------------------
     def _learn(self, data: Any) -> None:
         ids = self.identities
-        for env in _env_dicts(data):
-            for name, value in env.items():
-                if not isinstance(value, str) or not value:
-                    continue
-                upper = name.upper()
-                if upper in rules.USER_VARIABLES:
-                    ids.users.append(value)
-                elif upper in rules.HOME_VARIABLES:
-                    ids.homes.append(value)
-                elif upper in rules.HOST_VARIABLES:
-                    ids.hosts.append(value)
-                if rules.is_secret_name(name):
-                    ids.secrets.append(value)
-                elif not rules.is_allowed_name(name):
-                    ids.secrets.extend(part for part in [value, *value.splitlines()] if rules.looks_random(part))
+        for name, value in _variables(data):
+            if not isinstance(value, str) or not value:
+                continue
+            upper = name.upper()
+            if upper in rules.USER_VARIABLES:
+                ids.users.append(value)
+            elif upper in rules.HOME_VARIABLES:
+                ids.homes.append(value)
+            elif upper in rules.HOST_VARIABLES:
+                ids.hosts.append(value)
+            elif upper in rules.DOMAIN_VARIABLES:
+                ids.domains.append(value)
+            elif upper == "LOGONSERVER":
+                ids.hosts.append(value.lstrip("\\"))
+            if rules.is_secret_name(name):
+                ids.secrets.append(value)
+            elif not rules.is_allowed_name(name):
+                ids.secrets.extend(part for part in [value, *value.splitlines()] if rules.looks_random(part))
         for text in _strings(data):
             for match in rules.HOME_PATH.finditer(text):
                 ids.users.append(match.group("name"))
+            ids.orgs.extend(m.group("org").strip() for m in redact_names.ONEDRIVE_ORG.finditer(text))
 
-    def _compile(self) -> None:
+    def _compile(self, words: set[str]) -> None:
         ids = self.identities
-        users = _unique(u for u in ids.users if rules.usable_user(u))
-        hosts = []
-        for host in ids.hosts:
-            hosts.append(host)
-            if "." in host and not _is_ip(host):  # the short name is the same machine: same placeholder
-                short = host.split(".", 1)[0]
-                hosts.append(short)
-                self._host_alias.setdefault(short.lower(), host.lower())
-        hosts = _unique(h for h in hosts if rules.usable_host(h))
+        names = {"user": ids.users, "host": [h for h in ids.hosts if not _is_ip(h)], "domain": ids.domains,
+                 "org": ids.orgs}
+        self._names = redact_names.compile_names(names, words)
         homes = _unique(h.rstrip("/\\") for h in ids.homes if len(h.rstrip("/\\")) > 1)
         secrets = set()
         for value in ids.secrets:
@@ -112,33 +112,32 @@ class Redactor:
                 "|".join(re.escape(h) for h in sorted(homes, key=len, reverse=True)) + r"(?=$|[/\\\s\"':;,)])",
                 re.IGNORECASE,
             )
-        if users:
-            self._users = users
-            self._user_re = re.compile(r"(?<![\w<])(" + "|".join(re.escape(u) for u in users) + r")(?![\w>])")
-        if hosts:
-            # short names (vm, pc) only in their own case, so prose like "Linux VM" survives
-            names = [re.escape(h) if len(h) < 4 else f"(?i:{re.escape(h)})" for h in sorted(hosts, key=len, reverse=True)]
-            self._host_re = re.compile(r"(?<![\w<.-])(" + "|".join(names) + r")(?![\w>-])")
 
     # -- walking --------------------------------------------------------------------------------------------
-    def _walk(self, value: Any, path: str, parent_key: Optional[str]) -> Any:
+    def _walk(self, value: Any, path: str, keys: tuple[str, ...]) -> Any:
+        """`keys` are the dict keys above `value`, which say what a table is (an environment, registry values)."""
         if isinstance(value, dict):
-            env_like = parent_key is not None and parent_key.lower() in rules.ENV_KEYS and _all_strings(value)
+            table = _table_kind(keys, value)
             out: dict[str, Any] = {}
             for key, item in value.items():
                 new_key = self._text(str(key), f"{path}.<key>") if isinstance(key, str) else key
-                child_path = f"{path}.{new_key}"
-                if env_like and isinstance(item, str):
-                    out[new_key] = self._env_value(str(key), item, child_path)
-                elif isinstance(item, str) and rules.IDENTIFIER_KEY.search(str(key)) and not rules.trivial_id(item):
-                    out[new_key] = self._whole(str(key), item, child_path)
+                child_path, name = f"{path}.{new_key}", str(key)
+                if table == "env" and isinstance(item, str):
+                    out[new_key] = self._env_value(name, item, child_path)
+                elif table == "variables" and isinstance(item, dict):
+                    out[new_key] = {field: self._env_value(name, text, f"{child_path}.{field}")
+                                    if field in ("value", "expanded") and isinstance(text, str)
+                                    else self._walk(text, f"{child_path}.{field}", keys + (name, field))
+                                    for field, text in item.items()}
+                elif isinstance(item, str) and rules.IDENTIFIER_KEY.search(name) and not rules.trivial_id(item):
+                    out[new_key] = self._whole(name, item, child_path)
                 else:
-                    out[new_key] = self._walk(item, child_path, str(key))
+                    out[new_key] = self._walk(item, child_path, keys + (name,))
             return out
         if isinstance(value, (list, tuple)):
-            return [self._walk(item, f"{path}[{i}]", parent_key) for i, item in enumerate(value)]
+            return [self._walk(item, f"{path}[{i}]", keys) for i, item in enumerate(value)]
         if isinstance(value, str):
-            return self._text(value, path)
+            return self._text(value, path, keys)
         return value
 
     def _env_value(self, name: str, value: str, path: str) -> str:
@@ -150,7 +149,7 @@ class Redactor:
             if rules.looks_random(value):
                 return self._record(path, ["env-value"], self._placeholder("secret", value))
             return self._record(path, ["env-value"], MASK)
-        return self._text(value, path)
+        return self._text(value, path, (name,))
 
     def _whole(self, key: str, value: str, path: str) -> str:
         """A value under a key named like serial/uuid: the text rules first (GPU-<uuid-1>), else all of it."""
@@ -164,13 +163,15 @@ class Redactor:
         self.redactions.append(Redaction(path=path, kinds=kinds))
         return result
 
-    def _text(self, text: str, path: str) -> str:
+    def _text(self, text: str, path: str, keys: Optional[tuple[str, ...]] = None) -> str:
+        """The text rules over one string; `keys` (None for a dict key) say whether it may be a name by itself."""
         if not text:
             return text
         self._hits = []
         out = text
         if self._literal_re is not None:
             out = self._literal_re.sub(lambda m: self._hit("secret", m.group(0)), out)
+        out = self._shell_secrets(out)
         out = rules.PRIVATE_KEY.sub(lambda m: self._hit("private-key", m.group(0)), out)
         out = rules.URL_CREDENTIALS.sub(lambda m: m.group("scheme") + self._hit("credentials", m.group("cred"), MASK) + "@", out)
         out = rules.TOKEN.sub(lambda m: self._hit("token", m.group(0)), out)
@@ -185,10 +186,8 @@ class Redactor:
         out = rules.MAC.sub(lambda m: self._hit("mac", m.group(0).lower()), out)
         out = rules.IPV6_CANDIDATE.sub(self._ipv6, out)
         out = rules.IPV4.sub(self._ipv4, out)
-        if self._user_re is not None:
-            out = self._user_re.sub(lambda m: self._hit("user", m.group(1)), out)
-        if self._host_re is not None:
-            out = self._host_re.sub(lambda m: self._hit("host", self._host_name(m.group(1))), out)
+        if self._names is not None:
+            out = self._names.apply(out, self._hit, as_value=keys is not None and _names_a_name(keys))
         if self._hits:
             self.redactions.append(Redaction(path=path, kinds=sorted(set(self._hits)), count=len(self._hits)))
         return out
@@ -198,8 +197,22 @@ class Redactor:
         self._hits.append(kind)
         return fixed if fixed is not None else self._placeholder(kind, value)
 
-    def _host_name(self, name: str) -> str:
-        return self._host_alias.get(name.lower(), name.lower())
+    def _shell_secrets(self, text: str) -> str:
+        """Values of secret assignments and options and `-u user:pass`, read with shell quoting (parsers/
+        shell_secrets.py); credentials in URLs are left to URL_CREDENTIALS."""
+        found = [span for span in shell_secrets.spans(text) if span.kind != "url-userinfo"]
+        if not found:
+            return text
+        out, last = [], 0
+        for span in found:
+            value = text[span.start:span.end]
+            if span.kind == "user-password":
+                replacement = self._hit("credentials", value, MASK)
+            else:
+                replacement = self._hit("secret", value)
+            out += [text[last:span.start], replacement]
+            last = span.end
+        return "".join(out) + text[last:]
 
     def _secret_assignment(self, match: re.Match) -> str:
         value = match.group("value")
@@ -228,13 +241,15 @@ class Redactor:
         address = ipaddress.IPv4Address(text)
         if address.is_loopback or address.is_unspecified or text.startswith("255."):
             return text
+        if rules.VERSION_BEFORE.search(match.string, max(0, match.start() - 40), match.start()):
+            return text  # `MIOpen version 3.3.0.0`, `Driver Version: 24.10.1.2`
         return self._hit("ip", text)
 
     def _placeholder(self, kind: str, value: str) -> str:
         values = self._table.setdefault(kind, {})
         if value not in values:
             number = len(values) + 1
-            if kind in ("user", "host"):
+            if kind in ("user", "host", "domain", "org"):
                 values[value] = f"<{kind}>" if number == 1 else f"<{kind}-{number}>"
             else:
                 values[value] = f"<{kind}-{number}>"
@@ -267,16 +282,43 @@ def local_identities() -> Identities:
 
 
 # -- helpers ------------------------------------------------------------------------------------------------
-def _env_dicts(data: Any) -> Iterable[dict]:
-    stack = [(data, None)]
+def _table_kind(keys: tuple[str, ...], value: dict) -> Optional[str]:
+    """"env" for a dict of variables (an environment; Windows' process scope), "variables" for a table of variable
+    records with a value (the registry's Environment keys; Windows' User and Machine scopes), else None."""
+    if not keys:
+        return None
+    if _all_strings(value) and (keys[-1].lower() in rules.ENV_KEYS or keys[-2:] == ("windows.env.scopes", "process")):
+        return "env"
+    if keys[-2:] in (("windows.env.scopes", "user"), ("windows.env.scopes", "machine")):
+        return "variables"
+    if len(keys) >= 2 and keys[-1] == "values" and keys[-2].lower().endswith("\\environment"):
+        return "variables"
+    return None
+
+
+def _variables(data: Any) -> Iterable[tuple[str, Any]]:
+    """(name, value) of every variable in every environment and variable table of the bundle."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
     while stack:
-        value, key = stack.pop()
+        value, keys = stack.pop()
         if isinstance(value, dict):
-            if key is not None and key.lower() in rules.ENV_KEYS and _all_strings(value):
-                yield value
-            stack.extend((v, str(k)) for k, v in value.items())
+            table = _table_kind(keys, value)
+            for key, item in value.items():
+                if table == "env":
+                    yield str(key), item
+                elif table == "variables" and isinstance(item, dict):
+                    yield str(key), item.get("value")
+                else:
+                    stack.append((item, keys + (str(key),)))
         elif isinstance(value, list):
-            stack.extend((v, key) for v in value)
+            stack.extend((item, keys) for item in value)
+
+
+def _names_a_name(keys: tuple[str, ...]) -> bool:
+    """A value that may be a name by itself: under a key like "user" or "hostname", or /etc/hostname's content."""
+    if redact_names.NAME_KEY.match(keys[-1] if keys else ""):
+        return True
+    return len(keys) >= 2 and keys[-1] == "content" and keys[-2].replace("\\", "/").endswith("/hostname")
 
 
 def _strings(data: Any) -> Iterable[str]:

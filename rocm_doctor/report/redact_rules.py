@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 import re
 
+from rocm_doctor.parsers import shell_secrets
+
 MIN_SECRET_LEN = 6
 
 # Keys under which a dict of strings is an environment (observations.env, a child's env, ...).
@@ -41,33 +43,19 @@ ALLOWED_NAMES = {
 USER_VARIABLES = {"USER", "USERNAME", "LOGNAME", "SUDO_USER"}
 HOME_VARIABLES = {"HOME", "USERPROFILE"}
 HOST_VARIABLES = {"HOSTNAME", "COMPUTERNAME", "HOST", "NAME"}
-
-# Names too common to replace as words (they would mangle ordinary text), and the placeholders' own words.
-COMMON_WORDS = {
-    "root", "user", "users", "admin", "administrator", "ubuntu", "debian", "fedora", "runner", "guest", "default",
-    "nobody", "jovyan", "home", "host", "localhost", "ip", "mac", "serial", "uuid", "secret", "token", "email",
-    "redacted", "credentials", "linux", "windows", "system", "render", "video", "docker", "amd", "gpu", "none",
-}
+DOMAIN_VARIABLES = {"USERDOMAIN", "USERDNSDOMAIN", "USERDOMAIN_ROAMINGPROFILE"}
 AUTH_SCHEMES = {"bearer", "basic", "token", "digest"}
 HARMLESS_VALUES = {"", "none", "null", "n/a", "true", "false", "yes", "no", "0", "1", "unset", "***", "<redacted>"}
 
 
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
-    return upper not in NOT_SECRET and bool(_SECRET_NAME.search(upper))
+    return upper not in NOT_SECRET and (bool(_SECRET_NAME.search(upper)) or shell_secrets.secret_name(name))
 
 
 def is_allowed_name(name: str) -> bool:
     upper = name.upper()
     return upper in ALLOWED_NAMES or upper.startswith(ALLOWED_PREFIXES)
-
-
-def usable_user(name: str) -> bool:
-    return len(name) >= 3 and name.lower() not in COMMON_WORDS and not name.startswith("<")
-
-
-def usable_host(name: str) -> bool:
-    return len(name) >= 2 and name.lower() not in COMMON_WORDS and not name.startswith("<")
 
 
 def looks_random(value: str) -> bool:
@@ -119,3 +107,8 @@ IPV4 = re.compile(
     r"(?<![\w.+-])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w-]|\.\d)"
 )
 IDENTIFIER_KEY = re.compile(r"(?i)(serial|uuid|unique[_ ]?id|guid)")
+# A dotted quad right after one of these is a version (`MIOpen version 3.3.0.0`, `Driver Version: 24.10.1.2`).
+VERSION_BEFORE = re.compile(
+    r"(?i)\b(?:version|ver|v|release|rev|revision|build|driver|firmware|fw|bios|vbios|package|pkg|miopen|rocm|hip"
+    r"|amdgpu|adrenalin|torch|python|cuda|nccl|rccl|rocblas|hipblaslt|rocprofiler|roctracer)\.?[\"']?\s*[:=]?\s*[\"']?$"
+)

@@ -5,9 +5,12 @@
   hang or crash loses one section, not the run. The child loads its sections by path from the `_bench_*.py`
   files beside it (`_bench_common`: emitter, device context, timing; `_bench_sections`, `_bench_sdpa`,
   `_bench_decoder`).
+- `session`: the run as `bench` and the bench stage make it: harness runs with the live GPU state sampled around
+  each section, then re-runs without the speed switches (data/perf_switches.json) that `switches` picks.
 - `expectations`: what the detected card should reach (data/gpu_catalog.json).
 - `analysis`: pure functions from the results to lines with a verdict and an explanation; the checks in
   checks/bench.py and the renderers read them. It runs `throughput` (matmul, memory, launch) and `workloads`
-  (SDPA, CPU against GPU, decoder, reference) over the line record of `lines`; `verdicts` holds the thresholds.
+  (SDPA, CPU against GPU, decoder, reference) over the line record of `lines`; `verdicts` holds the thresholds;
+  `evidence` then applies what `interference` (the sampled GPU state) and `switches` (the re-runs) observed.
 - `facts`: results <-> the `bench.results` fact, so findings replay from a snapshot.
 """

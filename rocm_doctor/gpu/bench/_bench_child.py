@@ -4,15 +4,16 @@ Stand-alone on purpose (standard library and torch only): the target environment
 installed. The payload comes as JSON on stdin:
 
     {"device": "auto"|"cuda"|"cpu", "device_index": 0, "progress_file": PATH|null, "watchdog": true,
-     "sections": [{"name": "matmul", "timeout_s": 60, "params": {...}}, ...]}
+     "hold_dir": PATH|null, "sections": [{"name": "matmul", "timeout_s": 60, "params": {...}}, ...]}
 
 Every record carries "bench" (its kind) and "section"; each section is framed by "section_start" and
 "section_end" records, and the run ends with {"bench": "done"}. A watchdog thread ends the process with a
 "section_timeout" record when a section overruns its budget, so the parent can start a fresh child for the
-sections that are left. Nothing here decides whether a figure is good: the parent does that.
+sections that are left. With a "hold_dir", each section waits after its "section_start" record until the parent
+drops a "<section>.go" file there. Nothing here decides whether a figure is good: the parent does that.
 
-The sections live beside this file (_bench_sections.py, _bench_sdpa.py, _bench_decoder.py, on top of
-_bench_common.py), loaded by path like the shared child library.
+The sections live beside this file (_bench_sections.py, _bench_sdpa.py, _bench_decoder.py, _bench_cnn.py,
+_bench_conv.py, on top of _bench_common.py and _bench_profile.py), loaded by path like the shared child library.
 """
 
 import functools
@@ -39,6 +40,9 @@ common = childlib.load_sibling(__file__, "_bench_common.py")
 sections = childlib.load_sibling(__file__, "_bench_sections.py")
 sdpa = childlib.load_sibling(__file__, "_bench_sdpa.py")
 decoder = childlib.load_sibling(__file__, "_bench_decoder.py")
+childlib.load_sibling(__file__, "_bench_profile.py")
+cnn = childlib.load_sibling(__file__, "_bench_cnn.py")
+conv = childlib.load_sibling(__file__, "_bench_conv.py")
 emit, error_text = common.emit, common.error_text
 
 SECTIONS = {
@@ -47,6 +51,10 @@ SECTIONS = {
     "launch": sections.section_launch,
     "sdpa": sdpa.section_sdpa,
     "compare": sections.section_compare,
+    "cnn": cnn.section_cnn,
+    "sweep": cnn.section_sweep,
+    "conv": conv.section_conv,
+    "conv_pass": conv.section_conv_pass,
     "decoder": decoder.section_decoder,
     "reference": sections.section_reference,
     "hang": sections.section_hang,
@@ -78,6 +86,17 @@ def describe(torch, device):
     return info
 
 
+def hold(payload, name):
+    """Wait (at most hold_s) for the parent's go for this section: it samples the GPU's state first, so its
+    nvidia-smi / amd-smi query never runs while a figure is being measured."""
+    folder = payload.get("hold_dir")
+    if not folder:
+        return
+    go, deadline = os.path.join(folder, name + ".go"), time.monotonic() + float(payload.get("hold_s", 5))
+    while not os.path.exists(go) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def main():
     payload = childlib.read_payload()
     if payload.get("progress_file"):
@@ -96,8 +115,12 @@ def main():
         threads = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         threads = os.cpu_count() or 1
-    torch.set_num_threads(threads)
-    emit("cpu", name=cpu_name(), threads=torch.get_num_threads(), cpu_count=os.cpu_count(), affinity=threads)
+    # A thread count the environment fixes is what the user's programs get, so the CPU figures keep it.
+    fixed = [name for name in ("MKL_NUM_THREADS", "OMP_NUM_THREADS") if os.environ.get(name)]
+    if not fixed:
+        torch.set_num_threads(threads)
+    emit("cpu", name=cpu_name(), threads=torch.get_num_threads(), cpu_count=os.cpu_count(), affinity=threads,
+         threads_set_by=fixed[0] if fixed else None)
 
     wanted = payload.get("device", "auto")
     index = int(payload.get("device_index", 0) or 0)
@@ -131,6 +154,7 @@ def main():
         emit.context["section"] = name
         timeout = float(section.get("timeout_s", 60))
         emit("section_start", timeout_s=timeout)
+        hold(payload, name)
         watchdog = None
         if payload.get("watchdog", True):
             watchdog = childlib.Watchdog(timeout, functools.partial(emit, "section_timeout", section=name,

@@ -1,20 +1,22 @@
 """From benchmark results to lines with a verdict and an explanation. Pure: no torch, no I/O but the catalog.
 
 A line is a dict: section, key, label, value, unit, expected (or None), fraction, verdict, explanation, remedy
-(list of steps), check (the check id that reports it) and details. Verdicts: good, low, very low (against the
-fraction of peak well-configured systems reach, THRESHOLDS), unknown (no expectation for this card: raw figure),
-info (a figure with no verdict), failed (the section did not produce it).
+(list of steps), check (the check id that reports it), details, and unreliable (why, when set). Verdicts: good,
+low, very low (against the fraction of peak well-configured systems reach, THRESHOLDS), unknown (no expectation for
+this card: raw figure), info (a figure with no verdict), failed (the section did not produce it).
 
 Where each part lives: the verdicts and their thresholds in `verdicts`, the line record in `lines`, the lines
-for the device's plain throughput (matmul, memory, launch) in `throughput`, and those for workload-shaped figures
-(SDPA, CPU against GPU, the decoder, the reference) in `workloads`. This module runs them in order.
+for the device's plain throughput (matmul, memory, launch) in `throughput`, those for workload-shaped figures
+(SDPA, CPU against GPU, the decoder, the reference) in `workloads`, the SimpleCNN and its batch sweep in
+`cnn`, and convolutions in `conv`. This module runs them in order, then `evidence` marks the figures
+the GPU's sampled state makes unreliable and adds what re-runs without a speed switch measured.
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from rocm_doctor.gpu.bench import throughput, workloads
+from rocm_doctor.gpu.bench import cnn, conv, evidence, throughput, workloads
 from rocm_doctor.gpu.bench.expectations import lookup
 from rocm_doctor.gpu.bench.lines import device_of, make_line
 from rocm_doctor.gpu.bench.verdicts import FAILED, THRESHOLDS
@@ -58,8 +60,12 @@ class Analysis:
         throughput.launch(self)
         workloads.sdpa(self)
         workloads.compare(self)
+        cnn.step(self)
+        cnn.sweep(self)
+        conv.conv(self)
         workloads.decoder(self)
         workloads.reference(self)
+        observed = evidence.apply(self)
         return {
             "device": self.device,
             "expectation": self.expectation,
@@ -67,6 +73,7 @@ class Analysis:
             "thresholds": THRESHOLDS,
             "lines": self.lines,
             "values": self.values,
+            "observed": observed,
         }
 
     def failures(self) -> None:

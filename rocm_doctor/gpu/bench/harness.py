@@ -112,8 +112,10 @@ def run_bench(
     startup_allowance_s: float = STARTUP_ALLOWANCE_S,
     preset: str = "custom",
     grace_s: float = 5.0,
+    hold_dir: Optional[str] = None,
 ) -> dict[str, Any]:
-    """Run `plan` in `python`; return the results object stored as the `bench.results` fact."""
+    """Run `plan` in `python`; return the results object stored as the `bench.results` fact. With `hold_dir`, each
+    section waits for `on_record` to drop its go file there (the caller samples the GPU's state first)."""
     started = time.monotonic()
     environment = dict(os.environ if env is None else env)
     results: dict[str, Any] = {
@@ -129,14 +131,14 @@ def run_bench(
     }
     remaining = list(plan)
     while remaining:
-        payload = {"device": device, "device_index": device_index, "watchdog": watchdog,
+        payload = {"device": device, "device_index": device_index, "watchdog": watchdog, "hold_dir": hold_dir,
                    "sections": [s.to_payload() for s in remaining]}
         timeout = startup_allowance_s + sum(s.timeout_s for s in remaining) + 5.0
         with tempfile.TemporaryDirectory(prefix="rocm-doctor-bench-") as tmp:
             progress = Path(tmp) / "progress.jsonl"
             progress.touch()
             payload["progress_file"] = str(progress)
-            with _Tail(progress, on_record, grace_s=grace_s) as tail:
+            with _Tail(progress, on_record, interval=0.02 if hold_dir else 0.2, grace_s=grace_s) as tail:
                 child = run_child(python, CHILD, payload, timeout, env=environment, marker=MARKER)
         results["children"].append({
             "argv": child.result.argv, "state": child.state, "detail": child.detail,

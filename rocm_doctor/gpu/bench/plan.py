@@ -11,13 +11,16 @@ from typing import Any
 MIB = 1 << 20
 GIB = 1 << 30
 PRESETS = ("full", "quick", "tiny")
-SECTION_ORDER = ("matmul", "memory", "launch", "sdpa", "compare", "decoder", "reference")
+SECTION_ORDER = ("matmul", "memory", "launch", "sdpa", "compare", "cnn", "sweep", "conv", "decoder", "reference")
 TITLES = {
     "matmul": "Matmul throughput",
     "memory": "Memory bandwidth",
     "launch": "Launch overhead",
     "sdpa": "Scaled dot-product attention",
     "compare": "CPU vs GPU",
+    "cnn": "Small CNN training step (SimpleCNN)",
+    "sweep": "Small CNN: batch sweep, GPU against CPU",
+    "conv": "Convolution (forward + backward)",
     "decoder": "LLM-shaped decoder (Qwen3-0.6B shapes)",
     "reference": "Plain reference (do_bench)",
     "hang": "Hang (test aid)",
@@ -46,8 +49,43 @@ TINY_DECODER = {"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "head_dim"
                 "vocab": 512}
 
 
-def build(preset: str = "full", sections: tuple[str, ...] = ()) -> list[Section]:
-    """The sections of a preset, in run order; `sections` keeps only those named."""
+SWEEP_BATCHES = [16, 32, 64, 128, 256, 512, 1024]
+QUICK_CONV = [
+    {"name": "SimpleCNN conv2", "n": 64, "c": 16, "k": 32, "h": 16, "w": 16, "r": 3, "pad": 1},
+    {"name": "3x3", "n": 32, "c": 64, "k": 64, "h": 128, "w": 128, "r": 3, "pad": 1},
+]
+TINY_CONV = [
+    {"name": "3x3", "n": 2, "c": 4, "k": 4, "h": 8, "w": 8, "r": 3, "pad": 1},
+    {"name": "depthwise", "n": 2, "c": 4, "k": 4, "h": 8, "w": 8, "r": 3, "pad": 1, "groups": 4},
+]
+
+
+# The CPU device (`bench --device cpu`): sizes a 2-core machine measures in about 20 s whatever the preset, with
+# time limits far above what they take, so a slow CPU still finishes them. GPU-only passes and formats are left out.
+CPU_SIZES = {
+    "matmul": (60, {"dtypes": ["fp32", "bf16"], "shapes": [[1024, 1024, 1024]], "rotate_bytes": 32 * MIB,
+                    "rep_ms": 100, "warmup_ms": 10, "max_iters": 10}),
+    "memory": (60, {"copy_bytes": 64 * MIB, "host_bytes": 16 * MIB, "host_reps": 2, "rep_ms": 40}),
+    "launch": (60, {"iters": 500, "graph_ops": 10, "graph_replays": 2}),
+    "sdpa": (60, {"dtypes": ["fp32"], "shapes": _sdpa_shapes(256, 8, 64), "backends": ["FLASH_ATTENTION", "MATH"],
+                  "rep_ms": 20, "max_iters": 10}),
+    "cnn": (60, {"batch": 8, "steps": 2, "profile_steps": 1, "launch_iters": 100, "optimizer_profile_calls": 0,
+                 "variants": []}),
+    "compare": (60, {"matmul_n_gpu": 512, "matmul_n_cpu": 1024, "cnn_steps_gpu": 2, "cnn_steps_cpu": 3,
+                     "cnn_warmup": 1, "batch": 16, "rep_ms": 40, "cpu_read_bytes": 64 * MIB}),
+    "sweep": (60, {"batches": [16, 64], "budget_s": 10, "gpu_steps": 2, "cpu_steps": 1, "profile_steps": 0}),
+    "conv": (60, {"budget_s": 40, "passes": ["default"], "shapes": TINY_CONV[:1], "dtypes": ["fp32"],
+                  "layouts": ["nchw"], "rep_ms": 5, "max_iters": 5, "profile": False}),
+    "decoder": (90, {"config": {"layers": 4, "vocab": 32768},  # Qwen3-0.6B's layer shapes, fewer of them
+                     "prefill_tokens": 16, "decode_tokens": 4, "prefill_reps": 1, "profile_steps": 1, "dtype": "fp32",
+                     "cpu": {"prefill_tokens": 16, "decode_tokens": 4, "dtype": "fp32", "profile_steps": 1}}),
+    "reference": (60, {"mm_n": 1024, "copy_bytes": 64 * MIB}),
+}
+
+
+def build(preset: str = "full", sections: tuple[str, ...] = (), device: str = "cuda") -> list[Section]:
+    """The sections of a preset, in run order; `sections` keeps only those named. On the CPU device every preset but
+    tiny takes the CPU's sizes."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
     if preset == "full":
@@ -58,8 +96,12 @@ def build(preset: str = "full", sections: tuple[str, ...] = ()) -> list[Section]
             Section("memory", 60, {"copy_bytes": GIB, "host_bytes": 256 * MIB, "host_reps": 10, "rep_ms": 100}),
             Section("launch", 30, {"iters": 4000, "graph_ops": 200, "graph_replays": 20}),
             Section("sdpa", 60, {"dtypes": ["fp16", "bf16"], "shapes": _sdpa_shapes(2048), "rep_ms": 50}),
-            Section("compare", 90, {"matmul_n_gpu": 8192, "matmul_n_cpu": 2048, "cnn_steps_gpu": 100,
-                                    "cnn_steps_cpu": 20, "cnn_warmup": 5, "batch": 64, "cpu_read_bytes": 512 * MIB}),
+            Section("cnn", 90, {"batch": 64, "steps": 50, "profile_steps": 5, "launch_iters": 1000}),
+            Section("compare", 90, {"matmul_n_gpu": 4096, "matmul_n_cpu": 4096, "cnn_steps_gpu": 100,
+                                    "cnn_steps_cpu": 30, "cnn_warmup": 5, "batch": 64, "cpu_read_bytes": 512 * MIB}),
+            Section("sweep", 90, {"batches": SWEEP_BATCHES, "budget_s": 50, "gpu_steps": 20, "cpu_steps": 3,
+                                  "profile_steps": 2}),
+            Section("conv", 180, {"budget_s": 160, "rep_ms": 20, "max_iters": 50}),
             Section("decoder", 150, {"prefill_tokens": 512, "decode_tokens": 64, "prefill_reps": 3,
                                      "profile_steps": 8, "dtype": "bf16",
                                      "cpu": {"prefill_tokens": 64, "decode_tokens": 8, "dtype": "fp32"}}),
@@ -72,9 +114,15 @@ def build(preset: str = "full", sections: tuple[str, ...] = ()) -> list[Section]
             Section("memory", 40, {"copy_bytes": 512 * MIB, "host_bytes": 64 * MIB, "host_reps": 5, "rep_ms": 40}),
             Section("launch", 20, {"iters": 1000, "graph_ops": 100, "graph_replays": 10}),
             Section("sdpa", 40, {"dtypes": ["bf16"], "shapes": _sdpa_shapes(2048), "rep_ms": 20, "max_iters": 50}),
+            Section("cnn", 60, {"batch": 64, "steps": 20, "profile_steps": 3, "launch_iters": 500,
+                                "optimizer_profile_calls": 0, "variants": ["fused_adam", "cuda_graph"]}),
             Section("compare", 60, {"matmul_n_gpu": 4096, "matmul_n_cpu": 1024, "cnn_steps_gpu": 30,
                                     "cnn_steps_cpu": 5, "cnn_warmup": 3, "batch": 64, "rep_ms": 40,
                                     "cpu_read_bytes": 256 * MIB}),
+            Section("sweep", 60, {"batches": [64, 256, 1024], "budget_s": 30, "gpu_steps": 10, "cpu_steps": 2,
+                                  "profile_steps": 1}),
+            Section("conv", 90, {"budget_s": 80, "passes": ["default"], "shapes": QUICK_CONV,
+                                 "dtypes": ["fp32", "fp16"], "rep_ms": 10, "max_iters": 20}),
             Section("decoder", 120, {"prefill_tokens": 128, "decode_tokens": 16, "prefill_reps": 1,
                                      "profile_steps": 4, "dtype": "bf16",
                                      "cpu": {"prefill_tokens": 16, "decode_tokens": 2, "dtype": "fp32"}}),
@@ -89,14 +137,22 @@ def build(preset: str = "full", sections: tuple[str, ...] = ()) -> list[Section]
             Section("sdpa", 60, {"dtypes": ["bf16"], "shapes": _sdpa_shapes(64, 2, 16),
                                  "backends": ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"], "rep_ms": 5,
                                  "max_iters": 10}),
+            Section("cnn", 60, {"batch": 4, "steps": 2, "profile_steps": 1, "launch_iters": 50,
+                                "optimizer_profile_calls": 1}),
             Section("compare", 60, {"matmul_n_gpu": 64, "matmul_n_cpu": 64, "cnn_steps_gpu": 2, "cnn_steps_cpu": 2,
                                     "cnn_warmup": 1, "batch": 4, "rep_ms": 5, "cpu_read_bytes": 4 * MIB}),
+            Section("sweep", 60, {"batches": [2, 4, 8], "budget_s": 30, "gpu_steps": 2, "cpu_steps": 1,
+                                  "profile_steps": 1}),
+            Section("conv", 120, {"budget_s": 110, "shapes": TINY_CONV, "dtypes": ["fp32", "bf16"], "rep_ms": 2,
+                                  "max_iters": 3, "miopen": True, "log_shape": "3x3", "log_dtypes": ["fp32"]}),
             Section("decoder", 90, {"config": TINY_DECODER, "prefill_tokens": 16, "decode_tokens": 4,
                                     "prefill_reps": 1, "profile_steps": 2, "dtype": "bf16",
                                     "cpu": {"prefill_tokens": 8, "decode_tokens": 2, "dtype": "fp32",
                                             "profile_steps": 2}}),
             Section("reference", 60, {"mm_n": 64, "copy_bytes": 4 * MIB}),
         ]
+    if device == "cpu" and preset != "tiny":
+        plan = [Section(s.name, *CPU_SIZES[s.name], kind=s.kind) if s.name in CPU_SIZES else s for s in plan]
     if sections:
         unknown = [s for s in sections if s not in SECTION_ORDER]
         if unknown:

@@ -9,7 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from rocm_doctor.gpu.bench.chart import sweep_chart
 from rocm_doctor.gpu.bench.plan import SECTION_ORDER, TITLES
+from rocm_doctor.gpu.bench.switches import describe
 
 BAR_WIDTH = 20
 STYLES = {"good": "green", "low": "yellow", "very low": "bold red", "unknown": "blue", "info": "", "failed": "magenta"}
@@ -86,6 +88,8 @@ def render(console: Console, results: dict[str, Any], analysis: dict[str, Any], 
         entry = (results.get("sections") or {}).get(name) or {}
         seconds = entry.get("seconds")
         console.print(Text(f"{TITLES.get(name, name)}" + (f"  ({seconds:.1f} s)" if seconds else ""), style="bold underline"))
+        if name == "sweep" and sweep_chart(console, lines, plain, bar):
+            lines = [line for line in lines if not line["key"].startswith("sweep.batch.")]
         table = Table(show_header=False, box=None, pad_edge=False, padding=(0, 1))
         table.add_column("what", ratio=1, overflow="fold")
         table.add_column("value", justify="right", no_wrap=True)
@@ -103,26 +107,47 @@ def render(console: Console, results: dict[str, Any], analysis: dict[str, Any], 
                 tail = ""
             mark = (line.get("details") or {}).get("good_at")
             drawn = bar(fraction, plain=plain, mark=None if relative else mark) if line["value"] is not None else ""
-            verdict_text = Text(verdict if verdict not in ("info",) else "", style=STYLES.get(verdict, ""))
+            verdict_text = Text((verdict if verdict not in ("info",) else "")
+                                + (" (unreliable)" if line.get("unreliable") else ""), style=STYLES.get(verdict, ""))
             table.add_row(escape(line["label"]), _fmt(line["value"], line["unit"]),
                           Text(drawn, style="dim" if relative else STYLES.get(verdict, "")),
                           Text.assemble(verdict_text, (" " + tail) if tail else ""))
-            if line.get("explanation") and (verdict not in ("good", "info") or verbose or name in ("decoder", "compare")):
+            if line.get("explanation") and (verdict not in ("good", "info") or verbose or name in ("decoder", "compare", "cnn", "sweep")):
                 notes.append(f"{line['label']}: {line['explanation']}")
         console.print(table)
         for note in notes:
             console.print(Text(f"   · {note}" if not plain else f"   - {note}", style="dim"))
         console.print()
 
+    _observed(console, analysis.get("observed") or {})
     shown = [f for f in findings if f.status.value in ("warn", "fail", "error")]
     if shown:
         console.print(Text("Findings", style="bold underline"))
         for finding in shown:
-            console.print(Text(f"  [{finding.status.value}] {finding.check}: {finding.message}"))
+            console.print(Text(f"  [{finding.status.value}] {finding.title}: {finding.message}"))
             for step in finding.remediation:
                 console.print(Text(f"      fix: {step}", style="cyan"))
         console.print()
     measured = results.get("measured_s") or 0.0
     elapsed = results.get("elapsed_s") or 0.0
     console.print(f"Elapsed {elapsed:.1f} s (sections {measured:.1f} s; child start-up incl. torch import "
-                  f"{max(0.0, elapsed - measured):.1f} s). `rocm-doctor explain ID` explains a finding.")
+                  f"{max(0.0, elapsed - measured):.1f} s).")
+    if shown:
+        console.print("What each finding means, and how to fix it:")
+        for check in dict.fromkeys(f.check for f in shown):
+            console.print(Text(f"    rocm-doctor explain {check}"), soft_wrap=True)
+
+
+def _observed(console: Console, observed: dict[str, Any]) -> None:
+    """How often the GPU state was sampled (or why not), and what each re-run without a speed switch measured."""
+    live = observed.get("live") or {}
+    if live.get("sampled"):
+        console.print(f"GPU state sampled {live.get('samples')} times around the sections "
+                      f"({live.get('seconds') or 0:.2f} s in all).")
+    elif live.get("why"):
+        console.print(Text(f"GPU state: {live['why']}.", style="dim"))
+    for comparison in observed.get("switches") or []:
+        console.print(Text(f"Re-run without {comparison['variable']}={comparison['value']}:", style="bold"))
+        for figure in comparison["figures"]:
+            console.print(Text(f"   - {describe(figure)}"))
+    console.print()

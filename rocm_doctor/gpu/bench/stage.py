@@ -24,20 +24,41 @@ class BenchStage(Stage):
         self.preset, self.device, self.device_index, self.sections = preset, device, device_index, tuple(sections)
 
     def run(self, facts, progress=None) -> dict[str, Any]:
+        return self.run_watched(facts, progress, None)
+
+    def run_watched(self, facts, progress, sample) -> dict[str, Any]:
+        """The benchmark with the live state sampled around each section, and re-runs without speed switches."""
         from rocm_doctor.gpu.bench import plan as plans
-        from rocm_doctor.gpu.bench.harness import run_bench
+        from rocm_doctor.gpu.bench import session
         from rocm_doctor.gpu.bench.plan import TITLES
 
         def on_record(record: dict[str, Any]) -> None:
             if progress and record.get("bench") == "section_start":
                 progress(f"benchmark: {TITLES.get(record.get('section'), record.get('section'))}")
 
-        plan = plans.build(self.preset, self.sections)
-        return run_bench(target_python(facts), plan, device=self.device, device_index=self.device_index,
-                         on_record=on_record, preset=self.preset)
+        device = self.device
+        if device == "auto" and facts.get("torch.available") is False:  # measured on the CPU: sized for it
+            device = "cpu"
+        plan = plans.build(self.preset, self.sections, device=device)
+        return session.run(target_python(facts), plan, device=device, device_index=self.device_index,
+                           on_record=on_record, preset=self.preset, sample=sample)
 
     def interpret(self, observations, facts) -> None:
         stage_results.interpret(observations, facts)
+
+    def evidence(self, facts) -> dict[str, dict[str, Any]]:
+        """A logging or debug switch the re-run without it measured harmless: the static warning is refuted."""
+        from rocm_doctor.gpu.bench.analysis import analyze
+        from rocm_doctor.gpu.bench.switches import describe
+
+        out = {}
+        for comparison in analyze(facts.get(FACT) or {})["observed"]["switches"]:
+            if comparison["figures"] and not comparison["slows"] and not comparison["unreliable"] \
+                    and not comparison["failed"]:
+                out[f"gpu-library-logging-enabled:{comparison['variable']}"] = {
+                    "refuted": True, "kind": "bench-switch-ab",
+                    "detail": "re-run without it: " + "; ".join(describe(f) for f in comparison["figures"])}
+        return out
 
     def summary(self, result: dict[str, Any]) -> dict[str, Any]:
         from rocm_doctor.gpu.bench.analysis import analyze

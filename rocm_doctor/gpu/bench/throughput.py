@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from rocm_doctor.gpu.bench.formulas import pcie_gbs
 from rocm_doctor.gpu.bench.lines import make_line, records
-from rocm_doctor.gpu.bench.verdicts import (GOOD, INFO, LAUNCH_LIMITS, LOW, NO_BF16_MATRIX, THRESHOLDS, UNKNOWN,
-                                            VERY_LOW, matmul_thresholds, verdict)
+from rocm_doctor.gpu.bench.verdicts import (GOOD, INFO, LAUNCH_LIMITS, LOW, NO_BF16_MATRIX, NOT_EXPLAINED,
+                                            THRESHOLDS, UNKNOWN, VERY_LOW, matmul_thresholds, verdict)
 
 if TYPE_CHECKING:
     from rocm_doctor.gpu.bench.analysis import Analysis
@@ -66,14 +66,12 @@ def matmul(a: Analysis) -> None:
 def _explain_matmul_lows(a: Analysis, lows: list[str], best: dict[str, Any]) -> None:
     measured = [d for d in best if a.peak(d)]
     if set(lows) >= set(measured) and len(measured) > 1:
-        why = ("every dtype is below what this card reaches: the GPU is not running at full clocks (power cap, "
-               "thermal throttling, a low-power state), is shared with another process, or is a different SKU "
-               "than its name suggests")
+        why = f"every dtype is below what this card reaches: {NOT_EXPLAINED}"
         remedy = ["Check clocks, power and other processes (nvidia-smi -q -d PERFORMANCE,CLOCK, or amd-smi metric / "
                   "rocm-smi --showclocks --showpower show them), then re-run the benchmark."]
     else:
-        why = (f"{', '.join(lows)} is below what this card reaches while other dtypes are not: the BLAS library "
-               "picks a slow kernel for this dtype on this architecture")
+        why = (f"{', '.join(lows)} is below what this card reaches while other dtypes reach it on the same GPU in "
+               f"the same run: {NOT_EXPLAINED}")
         remedy = []
     if a.hip and (a.results.get("env") or {}).get("PYTORCH_TUNABLEOP_ENABLED") != "1":
         remedy.append("On ROCm, try PYTORCH_TUNABLEOP_ENABLED=1 (GEMM tuning; the published MI300X figures use it) "
@@ -95,7 +93,7 @@ def _explain_dtypes(a: Analysis, best: dict[str, Any]) -> None:
         if slow:
             explanation = (f"bf16 runs at {ratio:.0%} of fp16 on this card"
                            + (f": {arch} has no bf16 matrix units, so bf16 GEMMs are emulated" if no_unit
-                              else ": the BLAS library has no fast bf16 kernel for this architecture"))
+                              else f": {NOT_EXPLAINED}"))
             remedy = ["Run models in float16 on this GPU (e.g. `model.half()`, `torch_dtype=torch.float16`, "
                       "`torch.autocast('cuda', dtype=torch.float16)` with a GradScaler for training)."]
             v = VERY_LOW if ratio < 0.3 else LOW
@@ -130,8 +128,7 @@ def memory(a: Analysis) -> None:
         v = verdict(fraction, rule["good"], rule["low"]) if judged else INFO
         explanation, remedy = "", []
         if v in (LOW, VERY_LOW):
-            explanation = ("device memory bandwidth is below what this card reaches: another process is using "
-                           "the GPU, memory clocks are held low, or the card is a lower-bandwidth SKU")
+            explanation = f"device memory bandwidth is below what this card reaches: {NOT_EXPLAINED}"
             remedy = ["Check other GPU processes and memory clocks (nvidia-smi, amd-smi metric), then re-run."]
         elif v == UNKNOWN:
             explanation = f"no expectation: {a.match}"
@@ -171,9 +168,10 @@ def _host_copies(a: Analysis) -> None:
                                    f"{link.get('max_link_width')} (a slower slot, a riser, or a power-saving state)")
                     remedy = ["Seat the card in a full-speed slot (CPU-attached x16); check BIOS PCIe settings."]
                 else:
-                    explanation = ("pinned copies are below the link rate: the GPU may sit on the other CPU socket "
-                                   "(NUMA), behind a busy switch, or an IOMMU mode costs throughput")
-                    remedy = ["Bind the process to the CPU socket nearest the GPU (numactl --cpunodebind)."]
+                    explanation = ("pinned copies are below the rate of the link as it trained: "
+                                   f"{NOT_EXPLAINED}")
+                    remedy = ["If the GPU sits on the other CPU socket, bind the process to the one nearest it "
+                              "(numactl --cpunodebind)."]
             a.add(make_line("memory", f"host.pinned.{direction}", f"pinned {direction.upper()}", value, "GB/s",
                             check="bench-host-copy-slow", expected=link_gbs, fraction=fraction, verdict_=v,
                             explanation=explanation, remedy=remedy, link=link, good_at=rule["good"]))
@@ -214,9 +212,9 @@ def launch(a: Analysis) -> None:
             remedy = ["Cut launches: torch.compile(mode='reduce-overhead') or CUDA/HIP graphs, larger batches, "
                       "fused kernels (SDPA, fused optimizers)."]
         elif v in (LOW, VERY_LOW) and mode == "sync_each":
-            explanation = (f"every synchronisation costs {us:.0f} us: code that calls .item(), .cpu() or "
-                           "prints a GPU value every step waits that long each time")
-            remedy = ["Avoid per-step .item()/.cpu(); log every N steps."]
+            explanation = f"each launch and synchronisation round trip costs {us:.0f} us: {NOT_EXPLAINED}"
+            remedy = ["Each .item(), .cpu() or print of a GPU value pays this round trip: keep them out of the "
+                      "per-step path (log every N steps)."]
         elif v in (LOW, VERY_LOW):
             explanation = f"graph replay costs {us:.1f} us per kernel"
         a.add(make_line("launch", f"launch.{mode}", labels[mode], us, "us/launch",

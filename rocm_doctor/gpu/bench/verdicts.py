@@ -34,6 +34,8 @@ LAUNCH_LIMITS = {
     "graph": (5.0, 10.0, "graph replay ~1.4 us/kernel on H200, 2-3 us on ROCm (perf-anchors sec. 4)"),
 }
 NO_BF16_MATRIX = r"^gfx(8|90[0-6]|10[13])"  # Vega/GCN before gfx908, RDNA1/RDNA2
+# An explanation with no cause to name says so; the observed state is added to it (evidence.py).
+NOT_EXPLAINED = "not explained by anything observed"
 
 
 def _shapes_label(count: int) -> str:

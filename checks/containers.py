@@ -1,0 +1,78 @@
+"""Inside a container: /dev/kfd and the render nodes passed in, and this process in the group that owns them
+(container-gpu-devices). The host can be perfect and the container still sees no GPU."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.model import Check, Platform, Severity
+
+from rocm_doctor.checks.layer_common import DRIVER_SYMPTOMS, amd_present
+
+NOGROUP = 65534
+OPENED = ("ok", "kfd-permission-denied", "kfd-no-memory")
+FLAGS = "--device=/dev/kfd --device=/dev/dri --group-add video --group-add render"
+
+
+def _node(info: dict) -> str:
+    if not info.get("exists"):
+        return f"{info['path']}: missing"
+    group = info.get("group") or "no name in this container"
+    return (f"{info['path']}: {info.get('mode', '?')} gid {info.get('gid', '?')} ({group}), open O_RDWR: "
+            + ("ok" if info.get("read_write") else info.get("errno") or "failed"))
+
+
+class ContainerGpuDevices(Check):
+    id = "container-gpu-devices"
+    title = "The container was given the GPU device nodes and their group"
+    explains = DRIVER_SYMPTOMS
+    area = "amd"
+    severity = Severity.CRITICAL
+    platforms = (Platform.LINUX,)
+    requires = ("os.container",)
+    docs = ("https://github.com/ROCm/ROCm/issues/1211", "https://github.com/ROCm/ROCm-docker/issues/50")
+
+    def run(self, facts):
+        found = facts["os.container"]
+        if not found.get("in_container"):
+            return self.skip("not running in a container")
+        if not amd_present(facts):
+            return self.skip("no AMD GPU found")
+        engine = found.get("engine") or "container"
+        access = facts.get("linux.device_access") or {}
+        kfd = access.get("/dev/kfd") or {"path": "/dev/kfd"}
+        render = [info for path, info in sorted(access.items()) if path.startswith("/dev/dri/renderD")]
+        evidence = list(found.get("evidence") or []) + [_node(i) for i in [kfd, *render]]
+        opened = (facts.get("rocminfo.status") or {}).get("state") in OPENED  # rocminfo reached /dev/kfd itself
+        missing = ([] if kfd.get("exists") or opened else ["/dev/kfd"]) + (
+            [] if opened or any(i.get("exists") for i in render) else ["/dev/dri/renderD*"])
+        if not access:
+            return self.skip("the device nodes were not checked", evidence=evidence)
+        if missing:
+            return self.fail(
+                f"this runs in a {engine} container that was started without {' and '.join(missing)}: the host's GPU "
+                "is not visible inside.", evidence=evidence,
+                remediation=[f"Start the container again with {FLAGS} (Kubernetes: request amd.com/gpu through the "
+                             "AMD device plugin)."],
+                fix=[S.advice(f"Recreate the container with {FLAGS}")])
+        denied = [i for i in [kfd, *render] if i.get("exists") and i.get("read_write") is False]
+        if not denied:
+            return self.ok(f"the {engine} container has /dev/kfd and the render nodes, and opens them",
+                           evidence=evidence)
+        gids = set((facts.get("linux.groups") or {}).get("gids") or [])
+        if any(i.get("gid") == NOGROUP for i in denied):
+            return self.fail(
+                "the device nodes show as nobody:nogroup: a rootless container (user namespace) maps the host's "
+                "render group away, so no group inside can open them.", evidence=evidence,
+                fix=[S.advice("Run the container rootful and pass the host's render group by number: "
+                              "--device=/dev/kfd --device=/dev/dri --group-add GID (getent group render on the host "
+                              "prints GID); with rootless podman and crun, --group-add keep-groups")])
+        wanted = sorted({i.get("gid") for i in denied if i.get("gid") not in gids and i.get("gid") is not None})
+        if wanted:
+            numbers = " ".join(f"--group-add {g}" for g in wanted)
+            return self.fail(
+                f"the device nodes belong to gid {', '.join(map(str, wanted))}, which this process does not have: the "
+                f"container was started without that group. A group name only works when the image gives it the "
+                "host's number, so pass the number.", evidence=evidence,
+                fix=[S.advice(f"Recreate the container with --device=/dev/kfd --device=/dev/dri {numbers}")])
+        return self.skip("the nodes are denied for a reason other than groups (see rocm-device-access)",
+                         evidence=evidence)

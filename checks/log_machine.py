@@ -1,0 +1,144 @@
+"""What a log given with `check --log` says about the machine it came from (log.machine), judged where the machine's
+own observations lack it, as when a maintainer replays a user's log without the user's machine: the GPU target the
+log names against the torch build and the ROCm release it shows, and the interpreter it ran in against the one
+diagnosed. Every reading is marked as coming from the log."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.facts import target_python
+from rocm_doctor.knowledge import overrides, support, wheels
+
+from rocm_doctor.checks.amd_common import arch_list, covered, gpus, index_of
+
+def from_log(log: dict, item: dict) -> str:
+    return f"from the log {log.get('path') or ''}: {item['line']}"
+
+
+def _archs(version: str) -> tuple[list[str] | None, str | None]:
+    """The gfx targets of the wheels of the index a torch version names ("2.4.0+rocm6.3.4" → rocm6.3.4, else rocm6.3)."""
+    index = index_of(version)
+    if not index:
+        return None, None
+    for name in (index, ".".join(index.split(".")[:2])):
+        archs = wheels.index_archs(name)
+        if archs:
+            return archs, name
+    return None, index
+
+
+class LogGfxNotInTorchBuild(Check):
+    id = "log-gfx-not-in-torch-build"
+    title = "The torch build in the log has code for the GPU target the log names"
+    area = "amd"
+    severity = Severity.HIGH
+    requires = ("log.machine",)
+
+    def run(self, facts):
+        log = facts["log.machine"]
+        if not log["targets"]:
+            return self.skip("the log names no GPU target")
+        if gpus(facts) and facts.get("torch.flavour") == "rocm":
+            return self.skip("this machine's own GPU and torch are judged (gfx-not-in-torch-arch-list)")
+        override = log["overrides"][0] if log["overrides"] else None
+        evidence = [f"GPU target {t['gfx']} {from_log(log, t)}" for t in log["targets"][:4]]
+        if override:
+            evidence.append(f"{override['variable']}={override['value']} {from_log(log, override)}")
+        if facts.get("torch.flavour") == "rocm":
+            archs, where = arch_list(facts)
+            build = f"this machine's torch {facts.get('torch.version')}"
+        elif log["torch"]:
+            torch = log["torch"][0]
+            build = f"torch {torch['version']} (named in the log)"
+            evidence.append(f"torch {torch['version']} {from_log(log, torch)}")
+            if torch["version"].lower().split("+")[-1].startswith(("cu", "cpu")):
+                return self.fail(f"{build} is a {'CUDA' if '+cu' in torch['version'] else 'CPU'} build, but the log "
+                                 f"shows an AMD GPU ({log['targets'][0]['gfx']}): it never uses that GPU.",
+                                 evidence=evidence, remediation=self._install(log["targets"][0]["gfx"]))
+            archs, where = _archs(torch["version"])
+            where = f"the {where} wheels' targets (data/torch_wheels.json)" if archs else where
+        else:
+            return self.skip("neither this machine nor the log names a torch build")
+        if not archs:
+            return self.skip(f"the targets of {build} are not known", evidence=evidence)
+        evidence.append(f"{build} targets ({where}): {', '.join(archs)}")
+        runs = overrides.target_of(override["value"]) if override else None
+        missing = [t["gfx"] for t in log["targets"] if not covered(archs, t["gfx"])]
+        if not missing:
+            return self.ok(f"{build} has code for {', '.join(t['gfx'] for t in log['targets'])}, the target the log "
+                           "names; the failure in the log lies elsewhere (see known-error-signatures)",
+                           evidence=evidence)
+        gfx = missing[0]
+        under = (f" The log sets {override['variable']}={override['value']}, so the runtime looked for {runs} code."
+                 if override and runs == gfx else "")
+        return self.fail(f"{build} has no code for {', '.join(missing)}, the GPU target the log names: GPU work fails "
+                         f"with hipErrorNoBinaryForGpu or 'invalid device function'.{under}", evidence=evidence,
+                         remediation=self._install(gfx), data={"gfx": missing, "arch_list": archs})
+
+    @staticmethod
+    def _install(gfx: str) -> list[str]:
+        native = wheels.native_indexes(gfx)
+        return ([f"On the machine the log comes from, install torch from the {native[-1]} index "
+                 f"(download.pytorch.org/whl/{native[-1]}), whose wheels have {gfx} code."] if native else
+                [f"No download.pytorch.org ROCm index builds {gfx}: on the machine the log comes from, run "
+                 "rocm-doctor check for the options (TheRock's multi-arch wheels, an override of its family)."])
+
+
+class LogFromAnotherInterpreter(Check):
+    id = "log-from-another-interpreter"
+    title = "The log comes from the interpreter rocm-doctor diagnosed"
+    area = "torch"
+    severity = Severity.MEDIUM
+    requires = ("log.machine", "python.target")
+
+    def run(self, facts):
+        log = facts["log.machine"]
+        if not log["pythons"]:
+            return self.skip("the log names no Python environment")
+        python = target_python(facts)
+        diagnosed = python.replace("\\", "/").lower()
+        version = ".".join(str(facts.get("python.target.version") or "").split(".")[:2])
+        theirs = [p for p in log["pythons"] if not diagnosed.startswith(p["prefix"].replace("\\", "/").lower() + "/")
+                  and not (p["prefix"].endswith("/.local") and p.get("python") == version)]  # pip --user site
+        if len(theirs) < len(log["pythons"]):
+            return self.ok(f"the log's program ran in the environment of {python}, the one diagnosed")
+        first = theirs[0]
+        return self.warn(f"the log's program ran in {first['prefix']}" + (f" (Python {first['python']})"
+                                                                          if first.get("python") else "")
+                         + f", but rocm-doctor diagnosed {python}: its torch and libraries may not be the log's.",
+                         evidence=[f"{p['prefix']} {from_log(log, p)}" for p in theirs[:3]] + [f"diagnosed: {python}"],
+                         remediation=[f"Run rocm-doctor check --python with the interpreter of {first['prefix']} "
+                                      "(its bin/python, or Scripts\\python.exe on Windows)."])
+
+
+class LogGfxUnsupportedByRocm(Check):
+    id = "log-gfx-unsupported-by-rocm"
+    title = "The ROCm release in the log supports the GPU target the log names"
+    area = "amd"
+    severity = Severity.HIGH
+    requires = ("log.machine",)
+
+    def run(self, facts):
+        log = facts["log.machine"]
+        release = (log["rocm"] or log["hip"] or [None])[0]
+        if not (log["targets"] and release):
+            return self.skip("the log names no GPU target or no ROCm release")
+        if gpus(facts):
+            return self.skip("this machine's own GPUs are judged (gfx-support-matrix)")
+        findings = []
+        for target in log["targets"][:4]:
+            gfx, result = target["gfx"], support.linux(target["gfx"], release["version"])
+            evidence = [f"GPU target {gfx} {from_log(log, target)}", f"ROCm {release['version']} {from_log(log, release)}",
+                        f"Linux ROCm {result.release or release['version']}: {gfx} {result.status}"
+                        + (f" ({result.note})" if result.note else "") + (f" [{result.source}]" if result.source else "")]
+            if result.status in ("supported", "unknown"):
+                findings.append(self.ok(f"{gfx} is {result.status} on ROCm {release['version']} (both from the log)",
+                                        subject=gfx, evidence=evidence))
+                continue
+            findings.append(self.warn(
+                f"the log's GPU target {gfx} is {result.status} on the ROCm {release['version']} its paths name"
+                + (f": {result.note}" if result.note else "") + ".", subject=gfx, evidence=evidence,
+                remediation=[f"Closest working path: {p['text']} [{p['source']}]"
+                             for p in support.closest_working_path(gfx, "linux")]))
+        return findings
+

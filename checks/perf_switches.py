@@ -1,0 +1,88 @@
+"""Speed switches proven by measurement: an environment variable from data/perf_switches.json that is set while the
+benchmark ran, judged by what a re-run of the sections it moves, in a fresh child without it, measured.
+
+The re-runs and the figure-by-figure comparison come from the bench (rocm_doctor.gpu.bench.session and switches);
+this check decides: a switch slows the benchmark when a figure it moves is at least SLOWS_AT times better without
+it (then it is the cause of those bench findings, with the step to unset it); one that many times worse without it
+helps, one in between is harmless (both info); not re-run, the finding says why.
+"""
+
+from __future__ import annotations
+
+from rocm_doctor.checks.visibility import set_in_rc_file
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.engine.relations import Explains, same_subject
+from rocm_doctor.gpu.bench.analysis import analyze
+from rocm_doctor.gpu.bench.switches import SLOWS_AT, describe
+
+
+def slowed_by(cause, symptom, _facts=None) -> bool:
+    """The bench finding reports a figure the switch was measured to slow."""
+    return symptom.check in ((cause.data or {}).get("slowed_checks") or ())
+
+
+class EnvSwitchSlows(Check):
+    id = "env-switch-slows"
+    title = "No environment switch that was set slows the benchmark"
+    area = "performance"
+    severity = Severity.MEDIUM
+    requires = ("bench.results",)
+    explains = (Explains("bench-*", slowed_by), Explains("gpu-library-logging-enabled", same_subject))
+
+    def run(self, facts):
+        results = facts["bench.results"]
+        chosen = results.get("switch_ab")
+        if not isinstance(chosen, dict):
+            return self.skip("this benchmark did not look for speed switches (results from an older rocm-doctor)")
+        live = {(s["variable"], s["value"]) for s in chosen.get("set") or [] if facts.env.get(s["variable"]) == s["value"]}
+        if not live:
+            return self.ok("no speed switch from data/perf_switches.json is set")
+        rows = {s["variable"]: s for s in chosen.get("set") or []}
+        analysis = analyze(results)
+        findings = []
+        for comparison in analysis["observed"]["switches"]:
+            if (comparison["variable"], comparison["value"]) in live:
+                findings.append(self._measured(facts, comparison, rows[comparison["variable"]], analysis))
+        for skipped in chosen.get("not_run") or []:
+            if (skipped["variable"], skipped["value"]) in live:
+                row = rows[skipped["variable"]]
+                findings.append(self.info(f"{skipped['variable']}={skipped['value']} is set; not re-run without it: "
+                                          f"{skipped['why']}.", subject=skipped["variable"], evidence=_row(row),
+                                          data={"variable": skipped["variable"], "value": skipped["value"]}))
+        return findings or self.ok("no speed switch from data/perf_switches.json is set")
+
+    def _measured(self, facts, comparison, row, analysis):
+        variable, value = comparison["variable"], comparison["value"]
+        name = f"{variable}={value}"
+        figures = comparison["figures"]
+        evidence = [describe(f) for f in figures] + _row(row)
+        data = {"variable": variable, "value": value, "figures": figures, "speedup": comparison["speedup"]}
+        doubt = comparison["unreliable"] + comparison["failed"]
+        if doubt or not figures:
+            why = "; ".join(doubt) or "the re-run measured none of the figures it moves"
+            return self.info(f"{name} is set; the re-run without it could not tell its effect: {why}.",
+                             subject=variable, evidence=evidence, data=data)
+        slowed = [f for f in figures if f["speedup"] >= SLOWS_AT]
+        if not slowed:
+            worst = min(figures, key=lambda f: f["speedup"])
+            helps = worst["speedup"] <= 1 / SLOWS_AT
+            return self.info(f"{name} is set and {'helps here' if helps else 'measured harmless here'}: a re-run "
+                             f"without it measured {describe(worst if helps else max(figures, key=_change))}.",
+                             subject=variable, evidence=evidence, data=dict(data, helps=helps))
+        keys = {f["key"] for f in slowed}
+        data["slowed_checks"] = sorted({l["check"] for l in analysis["lines"] if l["key"] in keys and l.get("check")})
+        best = max(slowed, key=lambda f: f["speedup"])
+        return self.warn(
+            f"{name} slows this machine's work: a re-run without it, in a fresh child, measured {describe(best)}. "
+            f"What it does: {row['changes']}.", subject=variable, evidence=evidence, data=data,
+            remediation=["Unset it; set it only on the command line of the one run that needs it."],
+            fix=S.unset_where_set(variable, set_in_rc_file(facts, variable)))
+
+
+def _change(figure) -> float:
+    return max(figure["speedup"], 1 / figure["speedup"]) if figure["speedup"] else 0.0
+
+
+def _row(row) -> list[str]:
+    return [f"{row['variable']}: {row['changes']} (source: {row['url']}, read {row['read']})"]

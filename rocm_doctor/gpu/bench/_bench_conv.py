@@ -1,0 +1,246 @@
+"""The convolution section: forward and backward of common conv shapes per dtype and memory layout, the first call
+against later calls, the kernels the library chose (profiler names), cudnn.benchmark off and on, and on ROCm
+MIOpen's find mode as set, its user database and a log of what it chose. Loaded by path by _bench_child.py.
+
+Each pass runs in a fresh process (this child started again with one `conv_pass` section), because what is
+measured is first use: the conv algorithm caches of torch, cuDNN and MIOpen live for a process, and MIOpen reads
+its find mode once per process.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from _doctor_bench_common import emit, error_text, free_memory, measure
+from _doctor_bench_profile import profile
+
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bench_child.py")
+LOG_ENV = {"MIOPEN_ENABLE_LOGGING": "1", "MIOPEN_LOG_LEVEL": "5"}
+LOG_CAP = 64 * 1024
+STARTUP_S = 20.0  # of a pass's time, kept for its torch import and GPU initialisation
+DB_SUFFIXES = (".ufdb.txt", ".fdb.txt", ".updb.txt", ".udb", ".ukdb", ".kdb", ".db")
+DEFAULT_SHAPES = [
+    {"name": "SimpleCNN conv1", "n": 64, "c": 3, "k": 16, "h": 32, "w": 32, "r": 3, "pad": 1},
+    {"name": "SimpleCNN conv2", "n": 64, "c": 16, "k": 32, "h": 16, "w": 16, "r": 3, "pad": 1},
+    {"name": "3x3", "n": 32, "c": 64, "k": 64, "h": 128, "w": 128, "r": 3, "pad": 1},
+    {"name": "1x1", "n": 32, "c": 256, "k": 64, "h": 56, "w": 56, "r": 1, "pad": 0},
+    {"name": "depthwise", "n": 32, "c": 256, "k": 256, "h": 56, "w": 56, "r": 3, "pad": 1, "groups": 256},
+]
+
+
+def conv_work(shape, itemsize):
+    """FLOPs of forward + input gradient + weight gradient (each 2*N*K*(C/g)*R*S*Ho*Wo), and the fewest bytes
+    the three must move (each tensor read twice and its gradient or output written once)."""
+    n, c, k, h, w, r = (int(shape[key]) for key in ("n", "c", "k", "h", "w", "r"))
+    groups, pad, stride = int(shape.get("groups", 1)), int(shape.get("pad", 0)), int(shape.get("stride", 1))
+    ho, wo = (h + 2 * pad - r) // stride + 1, (w + 2 * pad - r) // stride + 1
+    flops = 3 * 2.0 * n * k * (c // groups) * r * r * ho * wo
+    elements = n * c * h * w + n * k * ho * wo + k * (c // groups) * r * r
+    return flops, 3.0 * elements * itemsize, (ho, wo)
+
+
+def db_files(path, limit=40, sample=16 * 1024):
+    """The database and kernel-cache files under `path` (two levels); for a text find database its record count
+    and its last `sample` bytes (whole lines), which the parent parses for the solvers stored."""
+    files = []
+    for root, dirs, names in os.walk(path):
+        if root[len(path):].count(os.sep) >= 2:
+            dirs[:] = []
+        for name in sorted(names):
+            if name.endswith(DB_SUFFIXES) and len(files) < limit:
+                full = os.path.join(root, name)
+                entry = {"name": os.path.relpath(full, path), "bytes": os.path.getsize(full)}
+                if name.endswith(".ufdb.txt") and entry["bytes"] < (16 << 20):
+                    with open(full, "rb") as handle:
+                        data = handle.read()
+                    entry["records"] = sum(1 for line in data.splitlines() if b"=" in line)
+                    tail = data[-sample:]
+                    entry["sample"] = (tail if len(data) <= sample else tail.partition(b"\n")[2]).decode(
+                        "utf-8", "replace")
+                files.append(entry)
+    return files
+
+
+def db_folders(env):
+    """MIOpen's user database and kernel cache folders: where, writable, and which database files they hold."""
+    home = env.get("HOME") or env.get("USERPROFILE") or ""
+    out = {}
+    for variable, default in (("MIOPEN_USER_DB_PATH", (".config", "miopen")),
+                              ("MIOPEN_CUSTOM_CACHE_DIR", (".cache", "miopen"))):
+        path = env.get(variable) or (os.path.join(home, *default) if home else "")
+        if not path:
+            continue
+        path = os.path.expanduser(path)
+        info = {"path": path, "source": "env" if env.get(variable) else "default", "exists": os.path.isdir(path)}
+        probe = path
+        while probe and not os.path.exists(probe) and os.path.dirname(probe) != probe:
+            probe = os.path.dirname(probe)
+        info["writable"] = bool(probe and os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK))
+        try:
+            info["files"] = db_files(path) if info["exists"] else []
+        except OSError as exc:
+            info["error"] = error_text(exc)
+        out[variable] = info
+    return out
+
+
+def conv_env(ctx):
+    torch = ctx.torch
+    cudnn = torch.backends.cudnn
+    record = {"is_hip": ctx.is_hip, "cudnn_available": bool(cudnn.is_available()), "cudnn_enabled": bool(cudnn.enabled),
+              "benchmark": bool(cudnn.benchmark), "deterministic": bool(cudnn.deterministic),
+              "allow_tf32": bool(getattr(cudnn, "allow_tf32", False))}
+    try:
+        record["cudnn_version"] = cudnn.version()
+    except Exception as exc:
+        record["cudnn_version_error"] = error_text(exc)
+    for name in ("MIOPEN_FIND_MODE", "MIOPEN_FIND_ENFORCE", "MIOPEN_USER_DB_PATH", "MIOPEN_CUSTOM_CACHE_DIR",
+                 "MIOPEN_DISABLE_CACHE", "MIOPEN_DEBUG_DISABLE_FIND_DB"):
+        if name in os.environ:
+            record.setdefault("env", {})[name] = os.environ[name]
+    return record
+
+
+def cap(text, limit=LOG_CAP):
+    """Head (3/4) and tail (1/4) of a long text, with the number of characters cut."""
+    if len(text) <= limit:
+        return text, 0
+    head, tail = text[: limit * 3 // 4], text[-(limit // 4):]
+    return head + "\n[... cut ...]\n" + tail, len(text) - len(head) - len(tail)
+
+
+def run_pass(ctx, label, params, timeout, extra_env=None, keep_stderr=False):
+    """This child again, in a fresh process, with one conv_pass section; its records re-emitted with the pass.
+    `timeout` covers the whole process, start-up (torch import, GPU initialisation) included."""
+    payload = {"device": "cuda" if ctx.is_cuda else "cpu", "device_index": ctx.device.index or 0, "watchdog": True,
+               "sections": [{"name": "conv", "kind": "conv_pass", "timeout_s": max(5.0, timeout - STARTUP_S),
+                             "params": params}]}
+    env = dict(os.environ, **(extra_env or {}))
+    started = time.monotonic()
+    state, stdout, stderr, code = "ok", "", "", None
+    try:
+        proc = subprocess.run([sys.executable, CHILD], input=json.dumps(payload), capture_output=True, text=True,
+                              errors="replace", timeout=timeout, env=env)
+        stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
+        if code:
+            state = "exit %d" % code
+    except subprocess.TimeoutExpired as exc:
+        state = "timeout"
+        stdout = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        stderr = exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+    measured, startup = 0, None
+    for line in stdout.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        kind = record.pop("bench", None) if isinstance(record, dict) else None
+        if kind == "import":
+            startup = record.get("seconds")
+        elif kind in ("conv", "conv_error"):
+            record.pop("section", None)
+            emit(kind, pass_name=label, **record)
+            measured += 1
+        elif kind in ("section_error", "section_timeout", "device") and record.get("error"):
+            state = "%s: %s" % (kind, record["error"])
+    info = {"pass_name": label, "state": state, "seconds": round(time.monotonic() - started, 3), "records": measured,
+            "import_s": startup, "env": extra_env or {}}
+    text, cut = cap(stderr)
+    if keep_stderr:
+        info.update(log=text, log_cut=cut)
+    elif state != "ok":
+        info["stderr_tail"] = text[-2000:]
+    emit("conv_pass", **info)
+
+
+def section_conv(ctx, params):
+    """The orchestrating side, in the benchmark's own child: the passes share what is left of `budget_s`."""
+    started, budget = time.monotonic(), float(params.get("budget_s", 120.0))
+    emit("conv_env", **conv_env(ctx))
+    miopen = ctx.is_hip or bool(params.get("miopen"))
+    if miopen:
+        emit("conv_db", when="before", folders=db_folders(os.environ))
+    sizes = {k: params[k] for k in ("shapes", "dtypes", "layouts", "rep_ms", "max_iters", "profile") if k in params}
+    passes = [("default", dict(sizes, benchmark=False))]
+    if miopen:  # the find database a first process filled serves the next one, when MIOpen could write it
+        passes.append(("default-again", dict(sizes, benchmark=False, profile=False)))
+    passes.append(("benchmark", dict(sizes, benchmark=True, profile=False)))
+    if miopen:
+        shapes = [s for s in params.get("shapes", DEFAULT_SHAPES) if s["name"] == params.get("log_shape", "3x3")]
+        passes.append(("miopen-log", {"shapes": shapes, "dtypes": params.get("log_dtypes", ["fp32", "fp16"]),
+                                      "layouts": ["nchw"], "benchmark": False, "profile": False, "repeats": 1,
+                                      "rep_ms": 0}))
+    wanted = params.get("passes")
+    passes = [(label, options) for label, options in passes if not wanted or label in wanted]
+    for label, options in passes:
+        left = budget - (time.monotonic() - started)
+        logged = label == "miopen-log"
+        if logged:  # what the timed passes left in the database folders
+            emit("conv_db", when="after", folders=db_folders(os.environ))
+        if left < STARTUP_S / 2:
+            emit("conv_pass", pass_name=label, state="not run: the section's time budget is used", records=0)
+            continue
+        run_pass(ctx, label, options, left, extra_env=LOG_ENV if logged else None, keep_stderr=logged)
+
+
+def conv_backend(torch, x, weight, shape):
+    try:
+        pad, stride, groups = int(shape.get("pad", 0)), int(shape.get("stride", 1)), int(shape.get("groups", 1))
+        return str(torch._C._select_conv_backend(x, weight, None, [stride] * 2, [pad] * 2, [1, 1], False, [0, 0],
+                                                 groups)).rsplit(".", 1)[-1]
+    except Exception as exc:
+        return "unknown (%s)" % error_text(exc)
+
+
+def one_config(ctx, shape, dname, layout, params):
+    torch = ctx.torch
+    dtype = ctx.dtype(dname)
+    fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
+    n, c, k, h, w, r = (int(shape[key]) for key in ("n", "c", "k", "h", "w", "r"))
+    groups, pad, stride = int(shape.get("groups", 1)), int(shape.get("pad", 0)), int(shape.get("stride", 1))
+    flops, min_bytes, (ho, wo) = conv_work(shape, torch.empty((), dtype=dtype).element_size())
+    conv = torch.nn.Conv2d(c, k, r, stride=stride, padding=pad, groups=groups, bias=False)
+    conv = conv.to(device=ctx.device, dtype=dtype, memory_format=fmt)
+    x = torch.randn(n, c, h, w, device=ctx.device, dtype=dtype).contiguous(memory_format=fmt).requires_grad_(True)
+    grad = torch.randn(n, k, ho, wo, device=ctx.device, dtype=dtype).contiguous(memory_format=fmt)
+
+    def step():
+        torch.autograd.grad(conv(x), (x, conv.weight), grad)
+
+    first = []
+    for _ in range(int(params.get("repeats", 2))):
+        ctx.sync()
+        t = time.perf_counter()
+        step()
+        ctx.sync()
+        first.append((time.perf_counter() - t) * 1000.0)
+    record = {"shape": shape["name"], "dtype": dname, "layout": layout, "flops": flops, "min_bytes": min_bytes,
+              "first_ms": first[0], "second_ms": first[1] if len(first) > 1 else None,
+              "backend": conv_backend(torch, x, conv.weight, shape), "dims": [n, c, k, h, w, r, groups]}
+    if params.get("rep_ms", 20.0):
+        stats = measure(ctx, step, rep_ms=float(params.get("rep_ms", 20.0)), warmup_ms=2.0,
+                        max_iters=int(params.get("max_iters", 50)))
+        record.update(stats, tflops=flops / (stats["median_ms"] * 1e-3) / 1e12,
+                      gbs=min_bytes / (stats["median_ms"] * 1e-3) / 1e9)
+    if params.get("profile", True):
+        prof = profile(ctx, step, 1, top=4)
+        record["kernels"] = [{"name": kr["name"], "us": kr["self_device_us_per_call"]} for kr in prof["top_kernels"]]
+        record["ops"] = [op["name"] for op in prof["top_host_ops"] if "conv" in op["name"]][:4]
+    return record
+
+
+def section_conv_pass(ctx, params):
+    """One pass over the shapes, dtypes and layouts with cudnn.benchmark as asked (in a fresh process)."""
+    torch = ctx.torch
+    torch.backends.cudnn.benchmark = bool(params.get("benchmark", False))
+    for shape in params.get("shapes", DEFAULT_SHAPES):
+        for dname in params.get("dtypes", ["fp32", "fp16", "bf16"]):
+            for layout in params.get("layouts", ["nchw", "channels_last"]):
+                try:
+                    emit("conv", benchmark=torch.backends.cudnn.benchmark,
+                         **one_config(ctx, shape, dname, layout, params))
+                except Exception as exc:
+                    emit("conv_error", shape=shape["name"], dtype=dname, layout=layout, error=error_text(exc))
+                free_memory(ctx)

@@ -1,0 +1,88 @@
+"""os.* facts: the distribution (os-release), the running kernel, the C library, and whether this runs in a
+container and which engine made it."""
+
+from __future__ import annotations
+
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.observations import Observations
+from rocm_doctor.parsers.cgroup import parse_cgroup
+from rocm_doctor.parsers.kernel_release import parse_kernel_release
+from rocm_doctor.parsers.ldd import parse_ldd_version
+from rocm_doctor.parsers.os_release import describe, parse_os_release
+from rocm_doctor.probes.os_layer import OS_RELEASE
+
+ORDER = 20
+_ENV_MARKS = (("APPTAINER_CONTAINER", "apptainer"), ("SINGULARITY_CONTAINER", "singularity"),
+              ("KUBERNETES_SERVICE_HOST", "kubernetes"))
+
+
+def _release(observations: Observations) -> tuple[dict | None, str]:
+    for path in OS_RELEASE:
+        record = observations.file(path)
+        if record is not None and record.content is not None:
+            return dict(describe(parse_os_release(record.content)), source=path), ""
+    legacy = (observations.platform or {}).get("os_release")
+    if isinstance(legacy, dict) and legacy.get("ID"):  # snapshots before the whole file was read
+        return dict(describe(legacy), source="platform probe (ID, VERSION_ID, NAME only)"), ""
+    seen = [observations.file(p) for p in OS_RELEASE if observations.file(p) is not None]
+    return None, (f"{seen[0].path}: {seen[0].error}" if seen else "os-release was not read")
+
+
+def container(observations: Observations) -> dict | None:
+    """{in_container, engine, evidence}; None when the container marks were not looked at."""
+    records = {p: observations.file(p) for p in ("/.dockerenv", "/run/.containerenv", "/proc/1/cgroup")}
+    if all(r is None for r in records.values()):
+        return None
+    evidence, engine = [], None
+    if records["/run/.containerenv"] is not None and records["/run/.containerenv"].exists:
+        engine = "podman"
+        evidence.append("/run/.containerenv exists (podman)")
+    if records["/.dockerenv"] is not None and records["/.dockerenv"].exists:
+        engine = engine or "docker"
+        evidence.append("/.dockerenv exists (docker)")
+    cgroup = records["/proc/1/cgroup"]
+    if cgroup is not None and cgroup.content:
+        found = parse_cgroup(cgroup.content)["engine"]
+        if found:
+            engine = engine or found
+            evidence.append(f"/proc/1/cgroup names {found}")
+    env = observations.env
+    if env.get("container"):
+        engine = engine or env["container"]
+        evidence.append(f"container={env['container']} in the environment")
+    for variable, name in _ENV_MARKS:
+        if env.get(variable):
+            engine = engine or name
+            evidence.append(f"{variable} is set")
+    return {"in_container": bool(evidence), "engine": engine, "evidence": evidence}
+
+
+def interpret(observations: Observations, facts: Facts) -> None:
+    if facts.os not in ("linux", "wsl"):
+        for key in ("os.release", "os.kernel", "os.glibc", "os.container"):
+            facts.set_missing(key, f"not collected on {facts.os}")
+        return
+    release, why = _release(observations)
+    if release is None:
+        facts.set_missing("os.release", why)
+    else:
+        facts.set("os.release", release)
+
+    kernel = parse_kernel_release(str(observations.platform.get("release") or ""))
+    if kernel is None:
+        facts.set_missing("os.kernel", "the kernel release was not recorded")
+    else:
+        facts.set("os.kernel", kernel)
+
+    ldd = observations.command("ldd-version")
+    libc = parse_ldd_version((ldd.stdout or "") + "\n" + (ldd.stderr or "")) if ldd is not None else None
+    if libc is None:
+        facts.set_missing("os.glibc", ldd.describe() if ldd is not None else "ldd --version was not run")
+    else:
+        facts.set("os.glibc", libc)
+
+    found = container(observations)
+    if found is None:
+        facts.set_missing("os.container", "the container marks were not looked at")
+    else:
+        facts.set("os.container", found)

@@ -1,0 +1,74 @@
+"""The environment switches that change speed (data/perf_switches.json): which of them an environment sets to a
+value that matters for the build being measured, and what each moves, with its source."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from typing import Mapping
+
+from rocm_doctor.knowledge.store import load
+
+FALSY = {"", "0", "false", "off", "no", "none"}
+VENDORS = ("amd", "nvidia", "any")
+SIDES = ("gpu", "cpu")
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One variable set in the environment, with the table row that says what it does."""
+
+    variable: str
+    value: str
+    pattern: str  # the row's variable: a name, or a family ending in '*'
+    vendor: str
+    side: str
+    changes: str
+    sections: tuple[str, ...]
+    figures: tuple[str, ...]
+    source: str
+    url: str
+    read: str
+
+    def describe(self) -> str:
+        return f"{self.variable}={self.value}"
+
+    def to_dict(self) -> dict:
+        return {"variable": self.variable, "value": self.value, "pattern": self.pattern, "vendor": self.vendor,
+                "side": self.side, "changes": self.changes, "sections": list(self.sections),
+                "figures": list(self.figures), "source": self.source, "url": self.url, "read": self.read}
+
+
+def table() -> dict:
+    return load("perf_switches.json")
+
+
+def matters(values, value: str) -> bool:
+    """Whether `value` is one the row's `values` name: exact (case-insensitive), '*' any, 'nonzero' any but off."""
+    text = (value or "").strip().lower()
+    for wanted in values:
+        if wanted == "*" or (wanted == "nonzero" and text not in FALSY) or text == str(wanted).lower():
+            return True
+    return False
+
+
+def _applies(row: dict, vendor: str, cpu_device: bool) -> bool:
+    if cpu_device:
+        return row.get("side") == "cpu"
+    return row.get("vendor") in ("any", vendor)
+
+
+def set_in(env: Mapping[str, str], vendor: str, cpu_device: bool = False) -> list[Switch]:
+    """The switches `env` sets to a value that matters, for a run on `vendor` ("amd", "nvidia") or on the CPU."""
+    data = table()
+    found = []
+    for row in data["switches"]:
+        if not _applies(row, vendor, cpu_device):
+            continue
+        for name in sorted(env):
+            if fnmatch.fnmatchcase(name, row["variable"]) and matters(row["values"], env[name]):
+                source = data["sources"].get(row["source"], {})
+                found.append(Switch(name, env[name], row["variable"], row["vendor"], row.get("side", "gpu"),
+                                    row["changes"], tuple(row["sections"]), tuple(row["figures"]), row["source"],
+                                    source.get("url") or source.get("document", ""), source.get("read", "")))
+    return found

@@ -1,0 +1,79 @@
+"""A cheap sample of the live GPU state, taken by the parent around each stage and each bench section: one
+`nvidia-smi --query-gpu` and one `--query-compute-apps` on NVIDIA, one `rocm-smi` JSON query on AMD (amd-smi where
+rocm-smi is missing), and the `/proc/<pid>/status` of each listed process and its parents, so the doctor's own
+children are told apart from other processes. The sample is raw observations, so a replay re-reads it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from typing import Callable, Mapping
+
+from rocm_doctor.facts.observations import Observations
+from rocm_doctor.parsers import nvidia_smi
+from rocm_doctor.parsers.amd_smi_live import parse_process
+from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
+from rocm_doctor.probes._base import ProbeContext, Recorder
+from rocm_doctor.probes.amd_tools import resolve
+from rocm_doctor.probes.gpu_live import AMD_COMMANDS, CSV, record_parents
+
+Sampler = Callable[[], dict]
+FIELDS = ("index", "uuid", "name", "pci.bus_id", "utilization.gpu", "memory.used", "memory.total", "clocks.sm",
+          "clocks.max.sm", "clocks.mem", "clocks.max.mem", "power.draw", "power.limit", "power.default_limit",
+          "temperature.gpu", "clocks_throttle_reasons.active")
+TIMEOUT_S = 5.0
+STATUS_CAP = 512  # Name, Pid, PPid and Uid are in the first lines of /proc/<pid>/status
+
+
+def sampler(env: Mapping[str, str], platform_os: str, timeout_s: float = TIMEOUT_S) -> Sampler:
+    """A function that takes one sample of every GPU each time it is called. A field this driver does not know is
+    dropped once and stays dropped for the later samples."""
+    env = dict(env)
+    fields = list(FIELDS)
+    nvidia = shutil.which("nvidia-smi", path=env.get("PATH"))
+    amd = {key: resolve(argv[0], env) for key, argv in AMD_COMMANDS.items()} if platform_os in ("linux", "wsl") else {}
+
+    def sample() -> dict:
+        started = time.monotonic()
+        observations = Observations()
+        recorder = Recorder(observations, ProbeContext(python="", python_reason="", platform_os=platform_os, env=env,
+                                                       command_timeout_s=timeout_s))
+        recorder.put("gpu.live.self", {"pid": os.getpid()})
+        pids = _nvidia(recorder, nvidia or "nvidia-smi", fields) if nvidia or not any(amd.values()) else []
+        pids += _amd(recorder, amd, env)
+        record_parents(recorder, pids, STATUS_CAP)
+        raw = observations.to_dict()
+        return {**{key: raw[key] for key in ("commands", "files", "probes")},
+                "seconds": round(time.monotonic() - started, 3)}
+
+    return sample
+
+
+def _nvidia(recorder: Recorder, tool: str, fields: list[str]) -> list[int]:
+    for _ in range(4):
+        result = recorder.command("nvidia-smi-query-gpu", [tool, "--query-gpu=" + ",".join(fields), CSV])
+        unknown = nvidia_smi.invalid_field(result.stdout + result.stderr)
+        if result.error or unknown not in fields:
+            break
+        fields.remove(unknown)
+    if result.error:
+        return []
+    apps = recorder.command("nvidia-smi-compute-apps",
+                            [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV])
+    return [p["pid"] for p in nvidia_smi.parse_compute_apps(apps.stdout)["processes"]]
+
+
+def _amd(recorder: Recorder, tools: dict, env: dict) -> list[int]:
+    """rocm-smi's one query (use, memory, pids) where it is installed, else amd-smi's metric and process lists."""
+    wanted = ["rocm-smi-live-json"] if tools.get("rocm-smi-live-json") else [
+        key for key in ("amd-smi-metric-json", "amd-smi-process-json") if tools.get(key)]
+    pids = []
+    for key in wanted:
+        result = recorder.command(key, [tools[key], *AMD_COMMANDS[key][1:]], env=env)
+        if key == "rocm-smi-live-json":
+            pids += [p["pid"] for p in parse_rocm_smi_live(result.stdout)["processes"]]
+        elif key == "amd-smi-process-json":
+            pids += [p["pid"] for p in parse_process(result.stdout)]
+    return pids

@@ -1,0 +1,37 @@
+"""What decides whether amdgpu loads on this kernel: Secure Boot, the DKMS builds, the module modprobe would load,
+modprobe.d files that block it, the firmware it needs, and the kernel's warnings and errors about it."""
+
+from __future__ import annotations
+
+import os
+
+from rocm_doctor.probes._base import Recorder
+
+PLATFORMS = ("linux",)  # WSL has no amdgpu: the GPU is reached through /dev/dxg
+COMMANDS = {
+    "mokutil-sb-state": ["mokutil", "--sb-state"],
+    "dkms-status": ["dkms", "status"],
+    "modinfo-amdgpu": ["modinfo", "amdgpu"],
+    "dmesg-warnings": ["dmesg", "--level=err,warn"],
+}
+MODPROBE_DIRS = ("/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d",
+                 "/lib/modprobe.d")
+FIRMWARE_DIRS = ("/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu", "/usr/lib/firmware/updates/amdgpu",
+                 "/usr/lib/firmware/amdgpu")
+MAX_CONF_FILES = 64
+
+
+def collect(recorder: Recorder) -> None:
+    for key, argv in COMMANDS.items():
+        recorder.command(key, argv)
+    seen = set()
+    for folder in MODPROBE_DIRS:
+        listing = recorder.list_dir(folder)
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        for name in [e for e in listing.entries or [] if e.endswith(".conf")][:MAX_CONF_FILES]:
+            recorder.read_file(f"{folder}/{name}", cap=256_000)
+    for folder in FIRMWARE_DIRS:
+        recorder.list_dir(folder)

@@ -1,0 +1,19 @@
+"""The package repositories that decide which ROCm release the next install or upgrade brings (apt, yum, zypper
+files), and the ROCm folders already under /opt."""
+
+from __future__ import annotations
+
+from rocm_doctor.probes._base import Recorder
+
+PLATFORMS = ("linux", "wsl")
+REPO_DIRS = (("/etc/apt/sources.list.d", (".list", ".sources")), ("/etc/yum.repos.d", (".repo",)),
+             ("/etc/zypp/repos.d", (".repo",)))
+MAX_FILES = 64
+
+
+def collect(recorder: Recorder) -> None:
+    for folder, suffixes in REPO_DIRS:
+        listing = recorder.list_dir(folder)
+        for name in [e for e in listing.entries or [] if e.endswith(suffixes)][:MAX_FILES]:
+            recorder.read_file(f"{folder}/{name}", cap=128_000)
+    recorder.list_dir("/opt")

@@ -1,0 +1,116 @@
+"""A source that is recorded but read by no check is a defect: every fact key the interpreters set (run over every
+replayed snapshot, plus every literal key they set or mark missing) is required by a check or read by a check
+module, unless the allow-list below names it with the reason it exists."""
+
+import ast
+import json
+from pathlib import Path
+
+from rocm_doctor.facts import snapshot
+from rocm_doctor.interpret import interpret
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+# Facts that exist for something other than a check. Each entry says who reads it.
+NOT_FOR_CHECKS = {
+    # The probe's description of the run itself, copied into platform.*: the report header and a person reading
+    # a ticket's snapshot use it; no GPU judgement depends on the doctor's own interpreter or the OS build string.
+    "platform.doctor_executable": "the snapshot's record of the doctor's own interpreter",
+    "platform.doctor_python": "the snapshot's record of the doctor's own Python version",
+    "platform.version": "the OS build string, shown to a person reading the snapshot",
+    "platform.windows_build": "the Windows build, shown to a person reading the snapshot",
+    # The per-GPU targets reading: the kernels stage's override A/B (gpu/kernels/stage.py) and the run comparison
+    # (compare/fields.py) read the fact; checks compute the same reading with the functions its interpreter
+    # exports (checks/amd_common.py imports them), so a case that sets gpu.inventory alone still judges right.
+    "gpu.targets": "the kernels stage and the run comparison",
+}
+FACT_METHODS = {"get", "has", "why_missing"}
+
+
+def _literal_keys(tree: ast.AST, methods: set[str]) -> set[str]:
+    """String keys passed to facts.<method>(...) or facts[...] anywhere in the tree."""
+    keys = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods \
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            keys.add(node.args[0].value)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "facts" \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            keys.add(node.slice.value)
+    return keys
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level NAME = "a.key" assignments, so `requires = (FACT,)` counts as reading that key."""
+    return {t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            for t in node.targets if isinstance(t, ast.Name)}
+
+
+def _requires(tree: ast.Module) -> set[str]:
+    names = _constants(tree)
+    keys = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "requires" for t in node.targets):
+            keys |= {e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+            keys |= {names[e.id] for e in ast.walk(node.value) if isinstance(e, ast.Name) and e.id in names}
+    return keys
+
+
+def _helper_keys(tree: ast.AST) -> set[str]:
+    """Keys handed to a helper together with the facts: `_get(facts, "x")`, `facts_value(facts, "x")`."""
+    keys = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == "facts" for a in node.args):
+            keys |= {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+    return keys
+
+
+def replayed(path: Path):
+    return interpret(snapshot.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path)))
+
+
+def read_by_checks() -> set[str]:
+    keys = set()
+    for path in sorted((ROOT / "checks").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        keys |= _literal_keys(tree, FACT_METHODS) | _requires(tree) | _helper_keys(tree)
+    return keys
+
+
+def set_by_interpreters() -> set[str]:
+    keys = set()
+    for path in sorted(SNAPSHOTS.glob("*.json")):
+        facts = replayed(path)
+        assert not facts.interpreter_errors, (path.name, facts.interpreter_errors)
+        keys |= set(facts.keys()) | set(facts.missing_dict())
+    for path in sorted((ROOT / "rocm_doctor" / "interpret").glob("*.py")):
+        keys |= _literal_keys(ast.parse(path.read_text(encoding="utf-8")), {"set", "set_missing"})
+    return keys
+
+
+def test_every_fact_the_interpreters_set_is_read_by_a_check():
+    unread = sorted(set_by_interpreters() - read_by_checks() - set(NOT_FOR_CHECKS))
+    assert unread == [], f"facts no check requires or reads: {unread}"
+
+
+def test_the_allow_list_names_only_facts_that_exist_and_no_check_reads():
+    keys = set_by_interpreters()
+    assert set(NOT_FOR_CHECKS) <= keys, set(NOT_FOR_CHECKS) - keys
+    assert not set(NOT_FOR_CHECKS) & read_by_checks(), set(NOT_FOR_CHECKS) & read_by_checks()
+
+
+def test_the_scan_sees_each_way_a_check_reads_a_fact():
+    tree = ast.parse("FACT = 'i.j'\nclass C:\n    requires = ('a.b', FACT)\n    def run(self, facts):\n"
+                     "        facts.get('c.d'); facts['e.f']; helper(facts, 'g.h')\n")
+    assert _literal_keys(tree, FACT_METHODS) | _requires(tree) | _helper_keys(tree) == {"a.b", "c.d", "e.f", "g.h",
+                                                                                         "i.j"}
+
+
+def test_the_gpu_targets_reading_is_set_in_the_pipeline():
+    """gpu.targets runs after gpu.inventory, so the kernels stage and the comparison see it on every AMD machine."""
+    facts = replayed(SNAPSHOTS / "linux-rx6600xt-gfx1032-override-11.0.0.json")
+    (target,) = facts.get("gpu.targets")
+    assert target["real_gfx"] == "gfx1032" and target["effective_gfx"] == "gfx1100"
+    assert target["override"] == {"variable": "HSA_OVERRIDE_GFX_VERSION", "value": "11.0.0"}
