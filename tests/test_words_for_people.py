@@ -7,6 +7,7 @@ import io
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,9 @@ SOURCE_TAG = re.compile(r"\[(?:TR-SUP|RIW-[0-9.]+|R-GOS-[0-9.]+|CM-HIST|R-WIN-[0
 
 def _doctor(*args: str, columns: int = 80) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "COLUMNS": str(columns), "HOME": "/nonexistent"}
+    # from outside the checkout: the installed package runs, not the source folder on sys.path
     return subprocess.run([sys.executable, "-m", "rocm_doctor", *args], capture_output=True, text=True, env=env,
-                          timeout=60)
+                          timeout=60, cwd=tempfile.gettempdir())
 
 
 def _rows():
