@@ -399,7 +399,8 @@ CASES = [
 ]
 
 
-CASES += load_cases(Path(__file__).parent / "cases" / "layer-fix-cases.json")  # the layer under ROCm
+for _cases_file in sorted((Path(__file__).parent / "cases").glob("*-fix-cases.json")):  # one file per area
+    CASES += load_cases(_cases_file)
 XFAIL = {"path-names-a-removed-rocm": PATH_NOT_FROM_ENV, "rocm-bin-not-on-path": PATH_NOT_FROM_ENV,
          "hip-two-runtimes": LOADED_IN_THE_CHILD, "hip-system-runtime-loaded": LOADED_IN_THE_CHILD,
          "torch-loaded-a-foreign-hip-runtime": LOADED_IN_THE_CHILD, "two-hip-runtimes-in-one-process": LOADED_IN_THE_CHILD}
