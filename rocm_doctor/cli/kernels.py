@@ -58,7 +58,7 @@ def command(as_json, only, python, device, output, force, case_timeout, no_profi
     facts.set("python.target", {"python": interpreter, "reason": reason})
     options = ConfirmOptions(
         python=interpreter, device=device, only=tuple(only), profile=not no_profile,
-        library_logs=not no_logs and device != "cpu", override_ab=not no_ab and device != "cpu",
+        library_logs="never" if no_logs or device == "cpu" else "always", override_ab=not no_ab and device != "cpu",
         case_timeout_s=case_timeout, env=env, platform_os=platform_os,
     )
     stage = confirm(facts, options)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -72,6 +73,7 @@ def run_child(
     env: Optional[Mapping[str, str]] = None,
     marker: str = "stage",
     done_value: str = "done",
+    cancel: Optional[threading.Event] = None,
 ) -> ChildRun:
     """Run `script` in `python` with `payload` as JSON on stdin; the child ends with {marker: done_value}."""
     result = runner.run(
@@ -79,6 +81,7 @@ def run_child(
         timeout=timeout,
         env=child_env(env),
         stdin_data=json.dumps(payload).encode("utf-8"),
+        cancel=cancel,
     )
     records = parse_json_lines(result.stdout, marker)
     finished = bool(records) and records[-1].get(marker) == done_value

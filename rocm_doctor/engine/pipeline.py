@@ -32,6 +32,13 @@ class Stage:
         """Why this stage must not run on these facts (None: run it)."""
         return None
 
+    def start_early(self, python: str, env: dict[str, str]) -> None:
+        """Start work that does not need the facts while the probes run (a live run calls it before observing);
+        `run` uses it when its interpreter and environment are the same, else discards it."""
+
+    def discard_early(self) -> None:
+        """Stop whatever start_early began and `run` did not use (the stage was skipped, or the run failed)."""
+
     def run(self, facts, progress: Progress = None) -> dict[str, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -74,6 +81,7 @@ def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: lis
         if not replay:
             why = stage.skip_reason(facts)
             if why:
+                stage.discard_early()
                 shown[stage.name] = {"ran": False, "reason": why}
                 continue
             result = _run_safely(stage, facts, progress, sample)

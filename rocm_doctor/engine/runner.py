@@ -20,6 +20,7 @@ from rocm_doctor.facts.command import CommandResult
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_OUTPUT_CAP = 1_000_000  # bytes kept per stream
+CANCEL_POLL_S = 0.2  # how soon a cancelled child is ended
 
 # Every child still running, so a signal to the doctor can end them: they run in their own process groups, which
 # neither the terminal's Ctrl-C nor a service manager's SIGTERM reaches.
@@ -70,8 +71,10 @@ def run(
     cwd: Optional[str] = None,
     output_cap: int = DEFAULT_OUTPUT_CAP,
     stdin_data: Optional[bytes] = None,
+    cancel: Optional[threading.Event] = None,
 ) -> CommandResult:
-    """Run argv and return what happened. Never raises for the command's own failures."""
+    """Run argv and return what happened. Never raises for the command's own failures. Setting `cancel` ends
+    the child's process tree as a timeout would (work started early that turned out not to be needed)."""
     argv = [str(a) for a in argv]
     result = CommandResult(argv=argv, timeout_s=timeout)
     if not argv:
@@ -117,10 +120,7 @@ def run(
         # timeout; the write ends with BrokenPipeError once the child exits or is killed.
         threading.Thread(target=_feed_stdin, args=(proc.stdin, stdin_data), daemon=True).start()
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        result.timed_out = True
-        kill_tree(proc)
+        _wait(proc, started + timeout, cancel, result)
     except BaseException:  # interrupted: the child must not outlive the wait
         kill_group(proc.pid)
         raise
@@ -138,6 +138,24 @@ def run(
     result.stdout_truncated_bytes = out.dropped
     result.stderr_truncated_bytes = err.dropped
     return result
+
+
+def _wait(proc: subprocess.Popen, deadline: float, cancel: Optional[threading.Event], result: CommandResult) -> None:
+    """Wait for the child until the deadline or `cancel`; either ends its process tree and says so in result."""
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            proc.wait(timeout=max(0.0, left if cancel is None else min(left, CANCEL_POLL_S)))
+            return
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                result.timed_out = True
+            elif cancel is not None and cancel.is_set():
+                result.error = "cancelled: its result was not needed"
+            else:
+                continue
+            kill_tree(proc)
+            return
 
 
 def _feed_stdin(stream, data: bytes) -> None:

@@ -7,9 +7,12 @@ crashed/hung and the rest of the batch runs again in a fresh child. One bad case
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 import time
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
@@ -157,6 +160,24 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
         "children_seconds": round(sum(c["duration_s"] for c in children), 3),
         "cases_seconds": round(sum(r.get("seconds") or 0 for r in ordered), 3),
     }
+
+
+class BackgroundSuite:
+    """The suite started in a thread, for one interpreter and environment: `check` starts it before the probes so
+    that its child imports torch while they run; `stop` ends the child when its result is not needed."""
+
+    def __init__(self, python: str, options: SuiteOptions) -> None:
+        self.python, self.env = python, dict(options.env or {})
+        self.cancel = threading.Event()
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernel-suite")
+        self.future: Future = pool.submit(run_suite, python, options, functools.partial(run_child, cancel=self.cancel))
+        pool.shutdown(wait=False)
+
+    def result(self) -> dict[str, Any]:
+        return self.future.result()
+
+    def stop(self) -> None:
+        self.cancel.set()
 
 
 def _meta(name: str, plan: Sequence[dict]) -> dict:

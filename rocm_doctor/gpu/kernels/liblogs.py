@@ -100,6 +100,7 @@ def capture(
         "variables": variables,
         "state": run.state,
         "detail": run.detail,
+        "duration_s": run.result.duration_s,
         "cases": outcomes,
         "bytes": len(text.encode("utf-8", errors="replace")),
         "truncated_bytes": dropped,

@@ -15,12 +15,13 @@ from typing import Any, Mapping, Optional, Sequence
 from rocm_doctor.engine.pipeline import Stage
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.gpu.kernels import ab, liblogs
-from rocm_doctor.gpu.kernels.harness import SuiteOptions, run_suite
+from rocm_doctor.gpu.kernels.harness import BackgroundSuite, SuiteOptions, failed, run_suite
 from rocm_doctor.gpu.kernels.verdicts import analyse, kernel_evidence
 from rocm_doctor.interpret import stage_results
 from rocm_doctor.parsers.gfx import base_gfx
 
 FACT_KEY = "gpu.kernels"
+GPU_NODES = ("/dev/nvidiactl", "/dev/kfd", "/dev/dxg")  # NVIDIA, ROCm, WSL: a GPU driver is there
 
 
 @dataclass
@@ -29,7 +30,7 @@ class ConfirmOptions:
     device: str = "cuda"
     only: Sequence[str] = ()  # categories
     profile: bool = True
-    library_logs: bool = True
+    library_logs: str = "always"  # "needed": only where they can show a problem (logs_not_needed); "never"
     override_ab: bool = True
     case_timeout_s: float = 60.0
     startup_timeout_s: float = 120.0
@@ -56,31 +57,48 @@ def gpu_gfx(facts, suite: Optional[dict] = None) -> Optional[str]:
     return None
 
 
-def confirm(facts, options: Optional[ConfirmOptions] = None) -> dict[str, Any]:
-    """Run the stage; returns the dict stored in report.stages["kernels"] and the fact gpu.kernels."""
+def logs_not_needed(when: str, vendor: Optional[str], suite: dict) -> Optional[str]:
+    """Why the library-log child does not run (None: it runs). "needed" runs it on AMD, where rocBLAS, hipBLASLt
+    and MIOpen log fallbacks and missing kernels even when every case passes, and on NVIDIA only when a case
+    failed: cuBLAS and cuDNN log nothing that a passing suite would report, and the child costs a torch import."""
+    if vendor not in ("amd", "nvidia"):
+        return "needs an AMD or NVIDIA GPU"
+    if suite.get("fatal"):
+        return "the suite could not start"
+    if when == "never":
+        return "turned off"
+    if when == "needed" and vendor == "nvidia" and not failed(suite.get("results") or []):
+        return ("every case passed: on NVIDIA the library logs are captured when a case fails "
+                "(rocm-doctor kernels captures them always)")
+    return None
+
+
+def suite_options(options: ConfirmOptions, env: Mapping[str, str]) -> SuiteOptions:
+    return SuiteOptions(device=options.device, only=tuple(options.only), extra_modules=tuple(options.extra_modules),
+                        profile=options.profile, case_timeout_s=options.case_timeout_s,
+                        startup_timeout_s=options.startup_timeout_s, env=env)
+
+
+def confirm(facts, options: Optional[ConfirmOptions] = None, early: Optional[BackgroundSuite] = None) -> dict[str, Any]:
+    """Run the stage; returns the dict stored in report.stages["kernels"] and the fact gpu.kernels. `early` is the
+    suite already started before the probes finished; it is used when its interpreter and environment are these."""
     options = options or ConfirmOptions()
     started = time.monotonic()
     python = options.python or target_python(facts)
     env = dict(options.env) if options.env is not None else (dict(facts.env) if facts is not None and facts.env else dict(os.environ))
-    suite = run_suite(python, SuiteOptions(
-        device=options.device,
-        only=tuple(options.only),
-        extra_modules=tuple(options.extra_modules),
-        profile=options.profile,
-        case_timeout_s=options.case_timeout_s,
-        startup_timeout_s=options.startup_timeout_s,
-        env=env,
-    ))
+    if early is not None and (early.python, early.env) == (python, env):
+        suite = early.result()
+    else:
+        if early is not None:
+            early.stop()
+        suite = run_suite(python, suite_options(options, env))
     hello = suite.get("hello") or {}
     vendor = hello.get("vendor")
     stage: dict[str, Any] = {"ran": True, "python": python, "device": options.device, "vendor": vendor, "suite": suite}
 
-    if options.library_logs and vendor in ("amd", "nvidia") and not suite.get("fatal"):
-        stage["library_logs"] = liblogs.capture(python, vendor, env=env, device=options.device,
-                                                timeout=options.startup_timeout_s + 4 * options.case_timeout_s)
-    else:
-        stage["library_logs"] = {"ran": False, "reason": "needs an AMD or NVIDIA GPU" if vendor not in ("amd", "nvidia")
-                                 else ("turned off" if not options.library_logs else "the suite could not start")}
+    why_not = logs_not_needed(options.library_logs, vendor, suite)
+    stage["library_logs"] = {"ran": False, "reason": why_not} if why_not else liblogs.capture(
+        python, vendor, env=env, device=options.device, timeout=options.startup_timeout_s + 4 * options.case_timeout_s)
 
     platform_os = options.platform_os or (facts.os if facts is not None else "linux")
     gfx = gpu_gfx(facts, suite)
@@ -108,7 +126,22 @@ class KernelStage(Stage):
     provides = (FACT_KEY,)
 
     def __init__(self, options: Optional[ConfirmOptions] = None) -> None:
-        self.options = options or ConfirmOptions()
+        self.options = options or ConfirmOptions(library_logs="needed")
+        self._early: Optional[BackgroundSuite] = None
+
+    def start_early(self, python: str, env: dict[str, str]) -> None:
+        """On a machine with a GPU device node, start the suite's child now: it imports torch while the
+        probes run, which takes seconds off `check`. Without one (no GPU, or not Linux) nothing starts early.
+        Only the one child: on one GPU, several processes computing at once slow each other down."""
+        if self.options.device == "cpu" or self.options.python not in (None, python) or \
+                not any(os.path.exists(node) for node in GPU_NODES):
+            return
+        self._early = BackgroundSuite(python, suite_options(self.options, dict(env)))
+
+    def discard_early(self) -> None:
+        if self._early is not None:
+            self._early.stop()
+            self._early = None
 
     def skip_reason(self, facts) -> Optional[str]:
         if self.options.device != "cpu" and facts.get("torch.available") is not True:
@@ -118,7 +151,8 @@ class KernelStage(Stage):
     def run(self, facts, progress=None) -> dict[str, Any]:
         if progress:
             progress("GPU kernels: running the operator suite in child processes")
-        return confirm(facts, self.options)
+        early, self._early = self._early, None
+        return confirm(facts, self.options, early)
 
     def interpret(self, observations, facts) -> None:
         stage_results.interpret(observations, facts)
