@@ -23,6 +23,11 @@ def texts(facts) -> list[tuple[str, str]]:
             out.append((where, facts[key]))
     if facts.get("torch.warnings"):
         out.append(("torch warnings", "\n".join(facts["torch.warnings"])))
+    for module, outcome in ((facts.get("torch.family") or {}).get("imports") or {}).items():
+        said = "\n".join(filter(None, [outcome.get("traceback") or outcome.get("error"), outcome.get("nms_error"),
+                                       *(outcome.get("warnings") or [])]))
+        if said:
+            out.append((f"import {module}", said))
     log = facts.get("user.log") or {}
     if log.get("text"):
         out.append((f"log {log.get('path')}", log["text"]))

@@ -185,7 +185,7 @@ def block_steps(facts, files: list[dict], tokens: list[str]) -> list:
 class AmdgpuFirmwareMissing(Check):
     id = "amdgpu-firmware-missing"
     title = "The firmware files amdgpu needs for this GPU are installed"
-    explains = DRIVER_SYMPTOMS
+    explains = DRIVER_SYMPTOMS + ("amdgpu-init-failed",)  # the init failure the kernel log shows follows from it
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)

@@ -77,10 +77,12 @@ class DllShadowing(Check):
                 data={"foreign": [d["path"] for d in foreign]},
                 fix=_path_steps(facts, folders),
             )
-        risky = [p for p in dlls.get("on_path") or [] if not p["own"] and p["name"].lower() in own]
+        # System32's copies come with the display driver (it installs amdhip64_*.dll there); System32 stays on PATH.
+        risky = [p for p in dlls.get("on_path") or [] if not p["own"] and p["name"].lower() in own
+                 and not paths.same(p["folder"], dlls.get("system32") or "")]
         if not risky:
-            return self.ok("no copy of torch's HIP/ROCm DLLs on PATH (which DLLs torch loaded is unknown: "
-                           f"{dlls.get('loaded_why_missing')})")
+            return self.ok("no copy of torch's HIP/ROCm DLLs on PATH outside System32 (which DLLs torch loaded is "
+                           f"unknown: {dlls.get('loaded_why_missing')})")
         folders = sorted({p["folder"] for p in risky}, key=lambda f: min(p["position"] for p in risky if p["folder"] == f))
         return self.warn(
             f"PATH folders hold their own copies of DLLs torch ships ({', '.join(sorted({p['name'] for p in risky}))}); "

@@ -18,11 +18,11 @@ from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.amd_derived import LOG_KEY as USER_LOG_KEY
-from rocm_doctor.interpret import interpret
+from rocm_doctor.interpret import interpret, run_env
 from rocm_doctor.probes import collect
 from rocm_doctor.probes._base import ProbeContext
 from rocm_doctor.probes._platform import detect_os
-from rocm_doctor.probes._target import choose_python
+from rocm_doctor.probes._target import TargetError, choose_python
 from rocm_doctor.report.model import Report
 
 
@@ -39,6 +39,7 @@ class Options:
     online: bool = False  # probe the package index reachability (`--online`)
     stages: Sequence[Stage] = ()  # GPU stages to run after the checks (rocm_doctor.stages); a replay re-reads all
     progress: Progress = None  # told what a stage is doing, for a terminal that would otherwise stay blank
+    run_target: Optional[dict] = None  # --unit / --user-unit / --kernel: {kind, name, scope} (probes/run_env.py)
 
 
 def observe(options: Options) -> Observations:
@@ -73,17 +74,40 @@ def _collect_live(options: Options) -> Observations:
         command_timeout_s=options.command_timeout_s,
         torch_timeout_s=options.torch_timeout_s,
         online=options.online,
+        run_target=options.run_target,
+        python_given=bool(options.python),
     )
-    return collect(context)
+    observations = collect(context)
+    problem = run_env.problem_of(observations) if options.run_target else None
+    if problem:
+        raise TargetError(problem)
+    return observations
 
 
 def diagnose(options: Options) -> tuple[Report, Facts]:
     registry = load_registry()
     selection = Selection(only=tuple(options.only), skip=tuple(options.skip))
     validate_selection(registry, selection)  # before any probing: a typo should fail fast
-    observations = observe(options)
-    source = str(options.from_file) if options.from_file else "live"
-    return _judge(observations, registry, selection, options, source)
+    if options.from_file is None and options.run_target is None:  # a service's interpreter is known only later
+        _start_early(options)
+    try:
+        observations = observe(options)
+        source = str(options.from_file) if options.from_file else "live"
+        return _judge(observations, registry, selection, options, source)
+    finally:
+        for stage in options.stages:
+            stage.discard_early()
+
+
+def _start_early(options: Options) -> None:
+    """Let the stages begin what needs no facts (the kernel suite's children import torch) while the probes run."""
+    env = dict(os.environ if options.env is None else options.env)
+    try:
+        python, _ = choose_python(options.python, env)
+    except Exception:  # observing raises the same error with its message
+        return
+    for stage in options.stages:
+        stage.start_early(python, env)
 
 
 def replay(observations: Observations, source: str) -> tuple[Report, Facts]:
@@ -109,7 +133,8 @@ def _judge(observations: Observations, registry, selection: Selection, options: 
         findings=findings,
         diagnosis=diagnosis.build(findings, no_gpu=no_gpu_seen(facts)),
         stages=staged.stages,
-        target={**observations.target, "shell": detect_shell(facts.env, facts.os)},
+        target={**observations.target, "shell": detect_shell(facts.shell_env, facts.os),
+                **run_env.report_target(facts)},
         platform={k: observations.platform.get(k) for k in ("os", "system", "release", "machine")},
         source=source,
     )

@@ -105,12 +105,18 @@ def vswhere_build_tools(with_cpp: bool) -> str:
     return json.dumps(data, indent=2)
 
 
-def torch_child_stdout(libraries: list[str], devices: list[tuple[str, str, bool]], available: bool = True) -> str:
+def torch_child_stdout(libraries: list[str], devices: list[tuple[str, str, bool]], available: bool = True,
+                       torch: tuple[str, str] = ("2.9.1+rocmsdk20260116", "7.2.26024"), import_error: str = "") -> str:
+    version, hip = torch
+    start = {"stage": "start", "python": "3.12.10", "executable": PYTHON, "prefix": VENV, "base_prefix": USER + r"\AppData\Local\Programs\Python\Python312", "platform": "win32"}
+    if import_error:
+        lines = [start, {"stage": "import", "ok": False, "missing": False, "error": import_error}, {"stage": "done"}]
+        return "\n".join(json.dumps(line) for line in lines) + "\n"
     lines = [
-        {"stage": "start", "python": "3.12.10", "executable": PYTHON, "prefix": VENV, "base_prefix": USER + r"\AppData\Local\Programs\Python\Python312", "platform": "win32"},
-        {"stage": "import", "ok": True, "seconds": 2.81, "version": "2.9.1+rocmsdk20260116", "file": SITE + r"\torch\__init__.py",
-         "cuda": None, "hip": "7.2.26024", "git_version": "unknown", "debug": False},
-        {"stage": "build", "config": "PyTorch built with:\n  - MSVC 194435207\n  - HIP Runtime 7.2.26024\n", "cudnn_version": 3005000},
+        start,
+        {"stage": "import", "ok": True, "seconds": 2.81, "version": version, "file": SITE + r"\torch\__init__.py",
+         "cuda": None, "hip": hip, "git_version": "unknown", "debug": False},
+        {"stage": "build", "config": f"PyTorch built with:\n  - MSVC 194435207\n  - HIP Runtime {hip}\n", "cudnn_version": 3005000},
         {"stage": "available", "available": available, "error": None, "warnings": []},
         {"stage": "count", "device_count": len(devices) if available else 0},
     ]
@@ -165,6 +171,14 @@ class Machine:
         self.wmi = [WMI_XTX]
         self.system32 = ["amdhip64_6.dll", "amdhip64_7.dll", "kernel32.dll", "ntdll.dll"]
         self.extra_dirs: list[str] = []
+        self.adrenalin = "26.1.1"
+        self.packages = {"rocm": "7.2.0.dev0", "rocm-sdk-core": "7.2.0.dev0", "rocm-sdk-libraries-gfx110x-all": "7.2.0.dev0",
+                         "torch": "2.9.1+rocmsdk20260116", "torchvision": "0.24.1+rocmsdk20260116"}
+        self.torch = ("2.9.1+rocmsdk20260116", "7.2.26024")
+        self.import_error = ""
+        self.windows_build = "10.0.26100"
+        self.registry: list[tuple[str, str, str, object, str]] = []  # more (hive, key, name, value, type) values
+        self.probes = (windows_env, windows_hip, windows_vs)
 
     def process_path(self) -> str:
         return ";".join([VENV + r"\Scripts"] + SYSTEM_DIRS[:5] + [r"C:\Program Files\Git\cmd"] + SYSTEM_DIRS[5:] + self.extra_dirs)
@@ -175,15 +189,17 @@ class Machine:
             host.set_value("HKLM", r"SYSTEM\CurrentControlSet\Control\Session Manager\Environment", name, value, kind)
         for name, (value, kind) in self.user_env.items():
             host.set_value("HKCU", "Environment", name, value, kind)
-        host.set_value("HKLM", r"SOFTWARE\AMD\CN", "RadeonSoftwareVersion", "26.1.1")
+        host.set_value("HKLM", r"SOFTWARE\AMD\CN", "RadeonSoftwareVersion", self.adrenalin)
         cls = r"SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}"
         for index, adapter in enumerate(self.wmi):
             key = f"{cls}\\{index:04d}"
             host.set_value("HKLM", key, "DriverDesc", adapter["Name"])
             host.set_value("HKLM", key, "DriverVersion", adapter["DriverVersion"])
             host.set_value("HKLM", key, "ProviderName", "Advanced Micro Devices, Inc.")
-            host.set_value("HKLM", key, "RadeonSoftwareVersion", "26.1.1")
+            host.set_value("HKLM", key, "RadeonSoftwareVersion", self.adrenalin)
         host.add_key("HKLM", cls + r"\Configuration")
+        for hive, key, name, value, kind in self.registry:
+            host.set_value(hive, key, name, value, kind)
 
         for folder in SYSTEM_DIRS + self.extra_dirs:
             host.add_dir(folder)
@@ -213,21 +229,20 @@ class Machine:
         host.on("vswhere.exe", lambda argv: ok(self.vswhere_vc if "-requires" in argv else self.vswhere_all))
         host.on("hipinfo.exe", ok(self.hipinfo, returncode=0 if "device#" in self.hipinfo else 1))
         sdk = {"python": PYTHON, "prefix": VENV,
-               "packages": {"rocm": "7.2.0.dev0", "rocm-sdk-core": "7.2.0.dev0", "rocm-sdk-libraries-gfx110x-all": "7.2.0.dev0",
-                            "torch": "2.9.1+rocmsdk20260116", "torchvision": "0.24.1+rocmsdk20260116"},
+               "packages": self.packages,
                "torch_dir": SITE + r"\torch", "sdk_dirs": [CORE, LIBS], "cxx_headers": []}
         host.on("python.exe", ok(json.dumps(sdk) + "\n"))
 
         env = dict(self.env, PATH=self.process_path())
         observations = Observations()
-        observations.platform = {"os": "windows", "system": "Windows", "release": "11", "version": "10.0.26100",
-                                 "machine": "AMD64", "doctor_python": "3.12.10", "doctor_executable": PYTHON,
-                                 "windows_build": "10.0.26100"}
+        observations.platform = {"os": "windows", "system": "Windows", "release": "11" if self.windows_build >= "10.0.22000" else "10",
+                                 "version": self.windows_build, "machine": "AMD64", "doctor_python": "3.12.10",
+                                 "doctor_executable": PYTHON, "windows_build": self.windows_build}
         observations.env = env
         observations.target = {"python": PYTHON, "reason": f"the active virtual environment (VIRTUAL_ENV={VENV})"}
         context = ProbeContext(python=PYTHON, python_reason=observations.target["reason"], platform_os="windows", env=env)
         recorder = Recorder(observations, context)
-        for probe in (windows_env, windows_hip, windows_vs):
+        for probe in self.probes:
             probe.collect(recorder, host=host)
         sdk_result = observations.commands["windows-rocm-sdk"]
         sdk_result.argv = [PYTHON, SDK_CHILD_ARGV]
@@ -236,7 +251,8 @@ class Machine:
             returncode=0, stdout=json.dumps(self.wmi if len(self.wmi) > 1 else self.wmi[0]), duration_s=1.2, timeout_s=20))
         observations.add_command("torch-probe", CommandResult(
             argv=[PYTHON, SITE + r"\rocm_doctor\probes\_torch_child.py"], returncode=0,
-            stdout=torch_child_stdout(self.libraries, self.devices, self.available), duration_s=4.4, timeout_s=60))
+            stdout=torch_child_stdout(self.libraries, self.devices, self.available, self.torch, self.import_error),
+            duration_s=4.4, timeout_s=60))
         return observations
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError, console
-from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, exit_for, fail_on_option, python_option,
-                                     stage_options, torch_timeout_option)
+from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_timeout_option, exit_for, fail_on_option,
+                                     python_option, run_env_options, stage_options, torch_timeout_option)
 
 
 @click.command("check")
@@ -25,11 +25,12 @@ from rocm_doctor.cli.options import (chosen_stages, command_timeout_option, exit
                    "input) to their causes.")
 @click.option("--no-history", is_flag=True,
               help="Neither compare this run with the run history nor add it there (`rocm-doctor diff`).")
+@run_env_options
 @stage_options
 @torch_timeout_option
 @command_timeout_option
 def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
-            command_timeout, log_file, collectives, no_history):
+            command_timeout, log_file, collectives, no_history, unit=None, user_unit=None, kernel=None):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
     from rocm_doctor.cli.progress import stage_progress
     from rocm_doctor.diagnose import Options, diagnose
@@ -42,7 +43,8 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     options = Options(python=python, from_file=from_file, only=only, skip=skip, torch_timeout_s=torch_timeout,
                       command_timeout_s=command_timeout, online=online,
                       log=read_log(log_file) if log_file is not None else None,
-                      stages=chosen_stages(no_gpu, bench, collectives))
+                      stages=chosen_stages(no_gpu, bench, collectives),
+                      run_target=chosen_run_env(unit, user_unit, kernel, from_file))
     try:
         with stage_progress(enabled=not as_json) as progress:
             options.progress = progress

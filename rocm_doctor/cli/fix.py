@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
-from rocm_doctor.cli.options import chosen_stages, python_option, stage_options, torch_timeout_option
+from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_option, run_env_options, stage_options,
+                                     torch_timeout_option)
 
 LATEST = "latest"
 
@@ -45,10 +46,12 @@ def _confirm(question: str, yes: bool) -> bool:
 @click.option("-v", "--verbose", is_flag=True, help="Show long values (PATH) in full.")
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Preview the plan for a snapshot or report file.")
+@run_env_options
 @stage_options
 @torch_timeout_option
 def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, history, no_verify, verbose, python,
-            from_file, torch_timeout, no_gpu=False, bench=False, collectives=False):
+            from_file, torch_timeout, no_gpu=False, bench=False, collectives=False, unit=None, user_unit=None,
+            kernel=None):
     """Fix what `check` found: preview with --dry-run, apply with consent, undo with --undo."""
     from rocm_doctor.fix.journal import state_dir, sweep_leftovers
 
@@ -72,7 +75,8 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
         if shell is None:
             raise DoctorUsageError(f"--shell {shell_name}: unknown shell (one of {', '.join(SHELLS)})")
 
-    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives))
+    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives),
+                              chosen_run_env(unit, user_unit, kernel, from_file))
     plan = report.diagnosis.plan
     unknown = [i for i in only if i not in _known_ids(report)]
     if unknown:
@@ -116,14 +120,15 @@ def _known_ids(report) -> set:
             | report.diagnosis.step_ids())
 
 
-def _diagnose(python, from_file, torch_timeout, stages):
+def _diagnose(python, from_file, torch_timeout, stages, run_target=None):
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
     from rocm_doctor.probes._target import TargetError
 
     try:
-        return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages))
+        return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
+                                run_target=run_target))
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
         raise DoctorUsageError(str(exc)) from None
 

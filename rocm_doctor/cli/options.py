@@ -51,6 +51,40 @@ command_timeout_option = click.option(
 
 
 
+def run_env_options(command):
+    """--unit, --user-unit, --kernel: judge the environment a systemd service or a Jupyter kernel runs the model in,
+    the same for check, report, fix and snapshot."""
+    command = click.option("--kernel", metavar="NAME",
+                           help="Judge the Jupyter kernel NAME instead of this shell: its kernel.json's interpreter "
+                                "and env on top of the Jupyter server's environment.")(command)
+    command = click.option("--user-unit", metavar="NAME",
+                           help="The same as --unit for a systemd user unit (systemctl --user).")(command)
+    return click.option("--unit", metavar="NAME",
+                        help="Judge the systemd service NAME (ollama, a ComfyUI unit) instead of this shell: its "
+                             "Environment= and EnvironmentFile= settings and the Python its ExecStart runs; a "
+                             "service reads no ~/.bashrc.")(command)
+
+
+def chosen_run_env(unit, user_unit, kernel, from_file) -> dict | None:
+    """{kind, name, scope} of the service or kernel to judge, or None for this shell; a usage error for two."""
+    from rocm_doctor.cli.app import DoctorUsageError
+
+    given = [(flag, name) for flag, name in (("--unit", unit), ("--user-unit", user_unit), ("--kernel", kernel))
+             if name is not None]
+    if len(given) > 1:
+        raise DoctorUsageError(f"{' and '.join(flag for flag, _ in given)}: give one of them")
+    if not given:
+        return None
+    flag, name = given[0]
+    if from_file is not None:
+        raise DoctorUsageError(f"--from replays a snapshot, with the environment it recorded; {flag} applies only "
+                               "to a live run")
+    if not name.strip() or name.startswith("-") or any(c in name for c in "\0\n\r/"):
+        raise DoctorUsageError(f"{flag} {name!r}: not a {'kernel' if flag == '--kernel' else 'unit'} name")
+    return {"kind": "jupyter" if flag == "--kernel" else "systemd", "name": name.strip(),
+            "scope": "user" if flag == "--user-unit" else "system"}
+
+
 def stage_options(command):
     """--no-gpu, --bench, --collectives: the GPU stages after the checks, the same for check, report and fix."""
     command = click.option("--collectives", is_flag=True,

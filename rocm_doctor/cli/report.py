@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import EXIT_OK, DoctorUsageError
-from rocm_doctor.cli.options import (FAIL_ON, chosen_stages, command_timeout_option, exit_for, force_option,
-                                     python_option, refuse_to_overwrite, stage_options, torch_timeout_option)
+from rocm_doctor.cli.options import (FAIL_ON, chosen_run_env, chosen_stages, command_timeout_option, exit_for,
+                                     force_option, python_option, refuse_to_overwrite, run_env_options, stage_options,
+                                     torch_timeout_option)
 
 FORMATS = ("markdown", "json", "both")
 
@@ -27,11 +28,12 @@ FORMATS = ("markdown", "json", "both")
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Build the report from a snapshot or report file.")
 @click.option("--online", is_flag=True, help="Include the package-index connectivity check (network).")
+@run_env_options
 @stage_options
 @torch_timeout_option
 @command_timeout_option
 def command(output, fmt, force, fail_on, no_redact, show_redactions, python, from_file, online, torch_timeout,
-            command_timeout, no_gpu=False, bench=False, collectives=False):
+            command_timeout, no_gpu=False, bench=False, collectives=False, unit=None, user_unit=None, kernel=None):
     """Write a support bundle for a GitHub issue: Markdown to paste, JSON to attach (replayable with check --from)."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.facts.snapshot import SnapshotError
@@ -46,7 +48,8 @@ def command(output, fmt, force, fail_on, no_redact, show_redactions, python, fro
     refuse_to_overwrite(targets.values(), force)
     options = Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout,
                       command_timeout_s=command_timeout, online=online,
-                      stages=chosen_stages(no_gpu, bench, collectives))
+                      stages=chosen_stages(no_gpu, bench, collectives),
+                      run_target=chosen_run_env(unit, user_unit, kernel, from_file))
     try:
         report, facts = diagnose(options)
     except (SnapshotError, TargetError) as exc:

@@ -7,17 +7,18 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError
-from rocm_doctor.cli.options import (command_timeout_option, force_option, python_option, refuse_to_overwrite,
-                                     torch_timeout_option)
+from rocm_doctor.cli.options import (chosen_run_env, command_timeout_option, force_option, python_option,
+                                     refuse_to_overwrite, run_env_options, torch_timeout_option)
 
 
 @click.command("snapshot")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="File to write (default: stdout).")
 @force_option
 @python_option
+@run_env_options
 @torch_timeout_option
 @command_timeout_option
-def command(output, force, python, torch_timeout, command_timeout):
+def command(output, force, python, torch_timeout, command_timeout, unit=None, user_unit=None, kernel=None):
     """Write the raw observations (commands, files, env, torch probe) as a versioned JSON snapshot."""
     from rocm_doctor import safefile
     from rocm_doctor.diagnose import Options, observe
@@ -25,9 +26,10 @@ def command(output, force, python, torch_timeout, command_timeout):
     from rocm_doctor.probes._target import TargetError
 
     refuse_to_overwrite([output], force)
+    run_target = chosen_run_env(unit, user_unit, kernel, None)
     try:
         observations = observe(Options(python=python, torch_timeout_s=torch_timeout,
-                      command_timeout_s=command_timeout))
+                      command_timeout_s=command_timeout, run_target=run_target))
     except TargetError as exc:
         raise DoctorUsageError(str(exc)) from None
     if output is None:

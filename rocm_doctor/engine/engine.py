@@ -9,6 +9,7 @@ from typing import Iterable, Optional, Sequence
 
 from rocm_doctor.engine.model import Check, Finding, Severity, Status
 from rocm_doctor.engine.registry import Registry
+from rocm_doctor.engine.run_env import relabel, start_reads
 from rocm_doctor.facts import words
 from rocm_doctor.facts.facts import Facts
 
@@ -62,9 +63,10 @@ def run_one(check_cls: type[Check], facts: Facts) -> list[Finding]:
     if missing:
         reasons = "; ".join(f"{words.about(key)}: {facts.why_missing(key)}" for key in missing)
         return [check.skip(f"needs {reasons}")]
+    reads = start_reads(facts)  # a service's or kernel's environment records what the check reads from it
     try:
         outcome = check.run(facts)
-        return _normalise(check, outcome)
+        return relabel(check_cls, _normalise(check, outcome), facts, reads)
     except Exception as exc:
         return [
             check.finding(

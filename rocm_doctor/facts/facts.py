@@ -11,8 +11,10 @@ import sys
 from typing import Any, Iterator, Optional
 
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.facts.tracked_env import ReadTracking
 
 _ABSENT = object()
+RUN_ENV = "run.env"  # the service's or kernel's environment, when one is judged (rocm_doctor/interpret/run_env.py)
 
 
 def target_python(facts: Optional["Facts"], default: Optional[str] = None) -> str:
@@ -29,6 +31,8 @@ class Facts:
         self._values: dict[str, Any] = {}
         self._missing: dict[str, str] = {}
         self.interpreter_errors: dict[str, str] = {}
+        self._judged_from: Any = None  # the run.env environment _judged tracks reads of
+        self._judged: Any = None
 
     def set(self, key: str, value: Any) -> None:
         self._values[key] = value
@@ -64,6 +68,19 @@ class Facts:
 
     @property
     def env(self) -> dict[str, str]:
+        """The environment the checks judge: the shell's, or with --unit / --kernel the one the service or kernel
+        runs in (fact run.env), which then records the variables read from it."""
+        run = self._values.get(RUN_ENV)
+        judged = run.get("env") if isinstance(run, dict) else None
+        if not isinstance(judged, dict):
+            return self.observations.env
+        if self._judged_from is not judged:
+            self._judged_from, self._judged = judged, ReadTracking(judged)
+        return self._judged
+
+    @property
+    def shell_env(self) -> dict[str, str]:
+        """The environment of the shell the doctor runs in, whatever environment the checks judge."""
         return self.observations.env
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret.kernel_events import kernel_log_text
 from rocm_doctor.parsers.dkms import parse_dkms_status
 from rocm_doctor.parsers.kernel_log import parse_kernel_log
 from rocm_doctor.parsers.modinfo import parse_modinfo
@@ -75,11 +76,9 @@ def _firmware(observations: Observations):
 
 
 def _kernel_log(observations: Observations):
-    text, why = _text(observations, "dmesg-warnings")
-    result = observations.command("dmesg-warnings")
-    if text is None or (result is not None and result.returncode and not (result.stdout or "").strip()):
-        return None, why or f"dmesg could not be read: {(result.stderr or '').strip() or result.describe()}"
-    return parse_kernel_log(text), ""
+    """The amdgpu load failures in this boot's kernel log (the one interpret/kernel_events.py chose)."""
+    text, _key, why = kernel_log_text(observations)
+    return (parse_kernel_log(text), "") if text is not None else (None, why)
 
 
 FACTS = (("linux.secure_boot", _secure_boot), ("linux.dkms_amdgpu", _dkms), ("linux.amdgpu_modinfo", _modinfo),

@@ -14,6 +14,7 @@ from rocm_doctor.engine.modules import import_public_modules
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.probes._base import ProbeContext, Recorder
 from rocm_doctor.probes._platform import describe_platform
+from rocm_doctor.probes import run_env
 from rocm_doctor.probes._target import environment_of
 
 
@@ -30,9 +31,14 @@ def collect(context: ProbeContext) -> Observations:
     observations = Observations()
     observations.platform = describe_platform()
     observations.env = dict(context.env)
+    recorder = Recorder(observations, context)
+    if context.run_target:  # first: the service's or kernel's interpreter and environment decide the torch probe's
+        try:
+            run_env.observe(recorder)
+        except Exception:
+            observations.add_probe_error("run_env", traceback.format_exc(limit=6))
     observations.target = {"python": context.python, "reason": context.python_reason,
                            **environment_of(context.python)}
-    recorder = Recorder(observations, context)
     modules = probe_modules(context.platform_os, observations.probe_errors)
     with ThreadPoolExecutor(max_workers=max(4, len(modules))) as pool:
         futures = {pool.submit(module.collect, recorder): module for module in modules}

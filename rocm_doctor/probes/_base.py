@@ -59,6 +59,9 @@ class ProbeContext:
     command_timeout_s: float = 10.0
     torch_timeout_s: float = 60.0
     online: bool = False  # probes that touch the network (probes/online.py) run only when this is set
+    run_target: Optional[dict] = None  # --unit / --user-unit / --kernel: {kind, name, scope} (probes/run_env.py)
+    python_given: bool = False  # --python was given: a service's or kernel's interpreter does not replace it
+    torch_env: Optional[Mapping[str, str]] = None  # the torch probe's environment when not `env` (a service's)
 
 
 class Recorder:

@@ -1,5 +1,5 @@
 """What decides whether amdgpu loads on this kernel: Secure Boot, the DKMS builds, the module modprobe would load,
-modprobe.d files that block it, the firmware it needs, and the kernel's warnings and errors about it."""
+modprobe.d files that block it, and the firmware it needs (the kernel's own report is read by probes/kernel_log.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ COMMANDS = {
     "mokutil-sb-state": ["mokutil", "--sb-state"],
     "dkms-status": ["dkms", "status"],
     "modinfo-amdgpu": ["modinfo", "amdgpu"],
-    "dmesg-warnings": ["dmesg", "--level=err,warn"],
-}
+}  # the kernel log is read by probes/kernel_log.py (older snapshots hold `dmesg --level=err,warn` as dmesg-warnings)
 MODPROBE_DIRS = ("/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d",
                  "/lib/modprobe.d")
 FIRMWARE_DIRS = ("/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu", "/usr/lib/firmware/updates/amdgpu",

@@ -59,6 +59,8 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     if target.get("python"):
         reason = str(target.get("reason") or "")
         _hang(console, "Diagnosing ", Text(str(target["python"]) + (f" — {reason}" if reason else "")))
+    if target.get("environment"):
+        _hang(console, "Judging ", Text(str(target["environment"])))
     if report.source != "live":
         _hang(console, "Replayed from ", Text(report.source))
     console.print()

@@ -70,6 +70,12 @@ class _Renderer:
         ]
         if target.get("python"):
             lines.append(f"- Target interpreter: `{_code(target['python'])}` ({_esc(target.get('reason', ''))})")
+        if target.get("environment"):
+            lines.append(f"- Environment judged: {_esc(target['environment'])}")
+        family = (((b.get("facts") or {}).get("values") or {}).get("torch.family") or {}).get("packages") or {}
+        if family:  # the torch family as collect_env lists it
+            lines.append("- PyTorch packages: " + ", ".join(
+                f"`{_code(name)}=={_code(package.get('version'))}`" for name, package in family.items()))
         redaction = b.get("redaction") or {}
         if redaction.get("applied"):
             replaced = ", ".join(f"{n} {k}" for k, n in sorted((redaction.get("replaced") or {}).items()))

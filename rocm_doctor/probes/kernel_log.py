@@ -1,0 +1,21 @@
+"""This boot's kernel log, where the GPU drivers report what the runtime only sees as a failed call: amdgpu ring
+timeouts, page faults and resets, PSP/SMU failures, NVIDIA Xid errors. journalctl first (a user in the adm or
+systemd-journal group may read it while dmesg is restricted), dmesg when the journal gave no kernel line. Every
+level is kept: amdgpu logs its resets, failed ones included, at info level. A refusal is recorded like any output."""
+
+from __future__ import annotations
+
+from rocm_doctor.parsers.gpu_events import messages
+from rocm_doctor.probes._base import Recorder
+
+PLATFORMS = ("linux",)
+JOURNAL_LINES = 5000  # the end of this boot, kept under the recorder's 1 MB output cap
+JOURNAL = ("journalctl-kernel",
+           ["journalctl", "-k", "-b", "--no-pager", "-o", "short-monotonic", "-n", str(JOURNAL_LINES)])
+DMESG = ("dmesg-kernel", ["dmesg"])
+
+
+def collect(recorder: Recorder) -> None:
+    journal = recorder.command(*JOURNAL)
+    if journal.error or journal.timed_out or not messages(journal.stdout):
+        recorder.command(*DMESG)

@@ -1,0 +1,34 @@
+"""The ROCm and amdgpu packages the package manager holds (dpkg or rpm, by ROCm package names), where /opt/rocm and
+its alternatives entry point (`ls -ld`), and the firmware versions rocm-smi reads from the GPUs."""
+
+from __future__ import annotations
+
+from rocm_doctor.probes._base import Recorder
+from rocm_doctor.probes.amd_tools import resolve
+
+PLATFORMS = ("linux", "wsl")
+# Package-name patterns: AMD's ROCm and driver packages, the distributions' own ROCm builds (libhsa-runtime64-1,
+# librocblas0, ...), and the firmware packages amdgpu loads from.
+PATTERNS = ("rocm*", "hip*", "rocblas*", "rocsolver*", "rocfft*", "rocrand*", "rocsparse*", "rocprim*", "rocthrust*",
+            "rocalution*", "rocwmma*", "rocminfo*", "rocprofiler*", "roctracer*", "rccl*", "miopen*", "migraphx*",
+            "hsa*", "hsakmt*", "comgr*", "amd-smi*", "amdgpu*", "openmp-extras*", "composablekernel*", "libhsa*",
+            "libhsakmt*", "libamdhip*", "librocm*", "librocblas*", "librocsolver*", "librocfft*", "librocrand*",
+            "librocsparse*", "libroctx*", "libhip*", "librccl*", "libmiopen*", "libamd-comgr*", "linux-firmware*",
+            "firmware-amd-graphics", "amd-gpu-firmware", "kernel-firmware-amdgpu")
+DPKG_FORMAT = "${Package} ${Version} ${db:Status-Abbrev}\n"
+RPM_FORMAT = "%{NAME} %{VERSION}-%{RELEASE}\n"
+LINK_PATHS = ("/opt/rocm", "/etc/alternatives/rocm")
+COMMANDS = {
+    "dpkg-rocm-packages": ["dpkg-query", "-W", "-f", DPKG_FORMAT, *PATTERNS],
+    "rpm-rocm-packages": ["rpm", "-qa", "--qf", RPM_FORMAT, *PATTERNS],
+    "ls-opt-rocm": ["ls", "-ld", *LINK_PATHS],
+}
+FIRMWARE_KEY = "rocm-smi-showfwinfo"
+
+
+def collect(recorder: Recorder) -> None:
+    for key, argv in COMMANDS.items():
+        recorder.command(key, argv)
+    if recorder.context.platform_os == "linux":  # WSL has no amdgpu: rocm-smi reads nothing there
+        env = recorder.context.env
+        recorder.command(FIRMWARE_KEY, [resolve("rocm-smi", env) or "rocm-smi", "--showfwinfo"], env=dict(env))
