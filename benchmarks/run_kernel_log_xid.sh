@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real NVIDIA Xid: a Triton kernel that stores through a pointer far outside its buffer ("an illegal memory
 # access"), which the driver reports in the kernel log as Xid 31 (MMU fault); then `check --json --log` with the
-# program's own error, to see the Xid named as the cause. The GPU stays usable (the fault ends only that process).
+# program's own error, to see the Xid named as the cause (Triton compiles only functions defined in a file). The GPU stays usable (the fault ends only that process).
 # Usage (from the repository root, on a machine whose python3 has a CUDA build of torch with Triton):
 #   bash benchmarks/run_kernel_log_xid.sh OUTDIR
 set -u
@@ -13,7 +13,7 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$site
 python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
 cd "$(mktemp -d)"
 echo "=== $(date -u +%FT%TZ) the kernel log before"; dmesg 2>&1 | grep -c "NVRM: Xid" || true
-python3 - > "$out/illegal-access.txt" 2>&1 <<'PY'
+cat > illegal_access.py <<'PY'
 import torch
 import triton
 import triton.language as tl
@@ -29,6 +29,7 @@ store_far_away[(1,)](x)
 torch.cuda.synchronize()
 print("no fault")
 PY
+python3 illegal_access.py > "$out/illegal-access.txt" 2>&1
 echo "program exit code $?"; tail -3 "$out/illegal-access.txt"
 echo "=== the kernel log after"; dmesg 2>&1 | grep "NVRM: Xid" | tail -5 | tee "$out/dmesg-xid.txt"
 python3 -m rocm_doctor check --json --log "$out/illegal-access.txt" > "$out/check-xid.json" 2> "$out/check-xid.err"

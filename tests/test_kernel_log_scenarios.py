@@ -27,6 +27,10 @@ SCENARIOS = [
     ("linux-h200-xid-79-fell-off-the-bus-torch-sees-no-gpu",
      {"commands/journalctl-kernel": "dmesg/arch-rtx5080-xid-79-fallen-off-the-bus-then-xid-154-recovery-action.txt"},
      "nvidia-xid:79", {"torch-cuda-unavailable"}, ["advice"]),
+    ("linux-h200-xid-31-mmu-fault-illegal-memory-access",  # reproduced on a real H200 (docs/measurements.md)
+     {"commands/dmesg-kernel": "dmesg/h200-driver580-xid-31-mmu-fault-from-an-illegal-store.txt",
+      "probes/user.log": "errors/linux-h200-triton-store-out-of-range-illegal-memory-access-torch2.11-cu130.txt"},
+     "nvidia-xid:31", {"known-error-signatures:cuda-illegal-memory-access"}, []),
 ]
 
 
