@@ -4,15 +4,10 @@
 # launch cost beside them. `bench -v` for the report a user reads, then `--json`, then a short table from the JSON.
 # Usage (from the repository root, on a machine whose python3 has a GPU build of torch):
 #   bash benchmarks/run_cnn_speedup.sh OUTDIR [more bench options, e.g. --device cpu --preset tiny]
-set -u
-out=$(realpath -m "${1:?usage: run_cnn_speedup.sh OUTDIR [bench options]}")
+USAGE="run_cnn_speedup.sh OUTDIR [bench options]"
+source "$(dirname "$0")/_install.sh"
 shift
-repo=$PWD
-site=$(mktemp -d)
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site COLUMNS=150
-python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
-cd "$(mktemp -d)"
+export COLUMNS=150
 sections=(--section launch --section compare --section cnn --section sweep --section conv)
 echo "=== $(date -u +%FT%TZ) torch $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null), $(nproc) CPUs"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null

@@ -4,14 +4,8 @@
 # through `check` (kernels included); then `kernels` and `bench --quick` end to end, and `check --bench`.
 # Usage (from the repository root, on a machine whose python3 has a GPU build of torch):
 #   bash benchmarks/run_diagnosis_scenarios.sh OUTDIR
-set -u
-out=$(realpath -m "${1:?usage: run_diagnosis_scenarios.sh OUTDIR}")
-repo=$PWD
-site=$(mktemp -d)
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site
-python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
-cd "$(mktemp -d)"
+USAGE="run_diagnosis_scenarios.sh OUTDIR"
+source "$(dirname "$0")/_install.sh"
 scenario() {  # name, then VAR=value ... for env
   local name=$1; shift
   echo "=== $(date -u +%FT%TZ) check: $name ($*)"

@@ -3,14 +3,8 @@
 # Usage (from the repository root): bash benchmarks/run_gpu_measurements.sh OUTDIR
 # Installs rocm-doctor into a scratch folder (no dependencies are installed: click, rich, packaging and requests
 # must already be there) and runs from outside the checkout, so the installed package is what runs.
-set -u
-out=$(realpath -m "${1:?usage: run_gpu_measurements.sh OUTDIR}")
-repo=$PWD
-site=$(mktemp -d)
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site
-python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
-cd "$(mktemp -d)"
+USAGE="run_gpu_measurements.sh OUTDIR"
+source "$(dirname "$0")/_install.sh"
 log="$out/log.txt"
 step() { echo "=== $(date -u +%FT%TZ) $*" | tee -a "$log"; "$@" 2>&1 | tee -a "$log"; echo "rc=${PIPESTATUS[0]}" | tee -a "$log"; }
 

@@ -4,14 +4,8 @@
 # program's own error, to see the Xid named as the cause (Triton compiles only functions defined in a file). The GPU stays usable (the fault ends only that process).
 # Usage (from the repository root, on a machine whose python3 has a CUDA build of torch with Triton):
 #   bash benchmarks/run_kernel_log_xid.sh OUTDIR
-set -u
-out=$(realpath -m "${1:?usage: run_kernel_log_xid.sh OUTDIR}")
-repo=$PWD
-site=$(mktemp -d)
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site
-python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
-cd "$(mktemp -d)"
+USAGE="run_kernel_log_xid.sh OUTDIR"
+source "$(dirname "$0")/_install.sh"
 echo "=== $(date -u +%FT%TZ) the kernel log before"; dmesg 2>&1 | grep -c "NVRM: Xid" || true
 cat > illegal_access.py <<'PY'
 import torch

@@ -4,14 +4,8 @@
 # each through `check --json` (kernels included) and `snapshot`, then a table of what each run put first.
 # Usage (from the repository root, on a machine whose python3 has a CUDA build of torch):
 #   bash benchmarks/run_live_state.sh OUTDIR
-set -u
-out=$(realpath -m "${1:?usage: run_live_state.sh OUTDIR}")
-repo=$PWD
-site=$(mktemp -d)
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site
-python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
-cd "$(mktemp -d)"
+USAGE="run_live_state.sh OUTDIR"
+source "$(dirname "$0")/_install.sh"
 QUERY=index,uuid,name,utilization.gpu,memory.used,memory.total,clocks.sm,power.draw,clocks_throttle_reasons.active
 scenario() {  # name, then VAR=value ... for env
   local name=$1; shift

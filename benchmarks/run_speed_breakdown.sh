@@ -3,14 +3,8 @@
 # profiler's start-up in steps, check's phases (twice), check and bench --quick wall times, the bench's samples.
 # Usage (from the repository root, on a machine whose python3 has a CUDA or ROCm build of torch):
 #   bash benchmarks/run_speed_breakdown.sh OUTDIR
-set -u
-out=$(realpath -m "${1:?usage: run_speed_breakdown.sh OUTDIR}")
-repo=$PWD
-site=$(mktemp -d)
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site
-python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
-cd "$(mktemp -d)"
+USAGE="run_speed_breakdown.sh OUTDIR"
+source "$(dirname "$0")/_install.sh"
 TIMEFORMAT="wall %R s"
 echo "=== $(date -u +%FT%TZ) $(nproc) CPUs"; nvidia-smi -L 2>/dev/null
 echo "=== profiler start-up"; python3 "$repo/benchmarks/profiler_startup.py"

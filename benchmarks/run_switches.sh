@@ -6,14 +6,8 @@
 # time short; SECTIONS= runs them all) picks the sections.
 # Usage (from the repository root, on a machine whose python3 has a CUDA build of torch):
 #   bash benchmarks/run_switches.sh OUTDIR
-set -u
-out=$(realpath -m "${1:?usage: run_switches.sh OUTDIR}")
-repo=$PWD
-site=$(mktemp -d)
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site
-python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
-cd "$(mktemp -d)"
+USAGE="run_switches.sh OUTDIR"
+source "$(dirname "$0")/_install.sh"
 sections=()
 for name in ${SECTIONS-matmul memory launch sdpa compare decoder reference}; do sections+=(--section "$name"); done
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks_throttle_reasons.active --format=csv,noheader

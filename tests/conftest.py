@@ -102,3 +102,19 @@ def report_schema():
     from importlib import resources
 
     return json.loads(resources.files("rocm_doctor.data").joinpath("report.schema.json").read_text())
+
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+@pytest.fixture
+def replayed(doctor):
+    """The JSON report of `rocm-doctor check --from tests/snapshots/NAME.json --json [EXTRA...]`, run as a user
+    runs it; the exit code must be 0 or 1 (a finding), never an error."""
+
+    def run(name: str, *extra: str) -> dict:
+        result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json", *extra)
+        assert result.returncode in (0, 1), result.stderr
+        return json.loads(result.stdout)
+
+    return run

@@ -30,19 +30,14 @@ HEALTHY = ["linux-2x-mi100-gfx908-healthy", "linux-mi300x-vf-gfx942-healthy", "l
            "linux-h200-live-state-idle-healthy"]
 
 
-def replay(doctor, name):
-    result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json")
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
 
 @pytest.mark.parametrize("name,verbatim,first,symptoms,plan", SCENARIOS, ids=[s[0] for s in SCENARIOS])
-def test_the_cause_comes_first_with_its_plan(doctor, name, verbatim, first, symptoms, plan):
+def test_the_cause_comes_first_with_its_plan(replayed, name, verbatim, first, symptoms, plan):
     snapshot = json.loads((SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"))
     for where, fixture in verbatim.items():
         kind, _, key = where.partition("/")
         assert snapshot["observations"][kind][key]["stdout"] == (FIXTURES / fixture).read_text(encoding="utf-8")
-    document = replay(doctor, name)
+    document = replayed(name)
     roots = document["diagnosis"]["root_causes"]
     assert roots[0]["finding"] == first, [(r["finding"], r["status"]) for r in roots]
     assert symptoms <= set(roots[0]["symptoms"])
@@ -50,15 +45,15 @@ def test_the_cause_comes_first_with_its_plan(doctor, name, verbatim, first, symp
     assert [steps[i].get("argv") for i in roots[0]["plan"]] == plan
 
 
-def test_mismatch_names_both_versions(doctor):
-    document = replay(doctor, "linux-amdgpu-30.20-dkms-driver-under-rocm6.0-userspace")
+def test_mismatch_names_both_versions(replayed):
+    document = replayed("linux-amdgpu-30.20-dkms-driver-under-rocm6.0-userspace")
     finding = next(f for f in document["findings"] if f["id"] == "amdgpu-driver-rocm-mismatch")
     assert "6.16.6 (AMD GPU Driver 30.20.x)" in finding["message"] and "ROCm is 6.0" in finding["message"]
     assert "dkms status: amdgpu/6.16.6-2255209.24.04, 6.17.0-8-generic" in " ".join(finding["evidence"])
 
 
 @pytest.mark.parametrize("name", HEALTHY)
-def test_no_false_alarm_on_healthy_machines(doctor, name):
-    alarms = [(f["id"], f["status"]) for f in replay(doctor, name)["findings"]
+def test_no_false_alarm_on_healthy_machines(replayed, name):
+    alarms = [(f["id"], f["status"]) for f in replayed(name)["findings"]
               if f["check"] in CHECKS and f["status"] in ("warn", "fail", "error")]
     assert alarms == []

@@ -34,11 +34,6 @@ SCENARIOS = [
 ]
 
 
-def replay(doctor, name):
-    result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json")
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
 
 def observed(snapshot, where):
     kind, _, key = where.partition("/")
@@ -47,11 +42,11 @@ def observed(snapshot, where):
 
 
 @pytest.mark.parametrize("name,verbatim,first,symptoms,plan", SCENARIOS, ids=[s[0] for s in SCENARIOS])
-def test_the_kernel_log_cause_comes_first(doctor, name, verbatim, first, symptoms, plan):
+def test_the_kernel_log_cause_comes_first(replayed, name, verbatim, first, symptoms, plan):
     snapshot = json.loads((SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"))
     for where, fixture in verbatim.items():
         assert observed(snapshot, where) == (FIXTURES / fixture).read_text(encoding="utf-8"), where
-    document = replay(doctor, name)
+    document = replayed(name)
     roots = document["diagnosis"]["root_causes"]
     assert roots[0]["finding"] == first, [(r["finding"], r["status"]) for r in roots]
     assert symptoms <= set(roots[0]["symptoms"])
@@ -59,16 +54,16 @@ def test_the_kernel_log_cause_comes_first(doctor, name, verbatim, first, symptom
     assert [steps[i]["kind"] for i in roots[0]["plan"]] == plan
 
 
-def test_the_runtime_message_confirms_the_page_fault(doctor):
-    document = replay(doctor, "linux-2x-mi100-gfxhub-page-fault-memory-access-fault-log")
+def test_the_runtime_message_confirms_the_page_fault(replayed):
+    document = replayed("linux-2x-mi100-gfxhub-page-fault-memory-access-fault-log")
     fault = next(f for f in document["findings"] if f["id"] == "amdgpu-page-fault")
     assert fault["confirmed_by"][0]["kind"] == "error-message"
     assert "Memory access fault by GPU node-1" in fault["confirmed_by"][0]["detail"]
     assert "python (pid 91762)" in fault["message"]
 
 
-def test_xid_79_says_what_to_do_first_and_records_what_was_read(doctor):
-    document = replay(doctor, "linux-h200-xid-79-fell-off-the-bus-torch-sees-no-gpu")
+def test_xid_79_says_what_to_do_first_and_records_what_was_read(replayed):
+    document = replayed("linux-h200-xid-79-fell-off-the-bus-torch-sees-no-gpu")
     lost = next(f for f in document["findings"] if f["id"] == "nvidia-xid:79")
     assert lost["severity"] == "critical" and "Power the machine off completely" in lost["fix"][0]["text"]
     assert "torch-cuda-unavailable" in lost["explains"]
@@ -77,10 +72,10 @@ def test_xid_79_says_what_to_do_first_and_records_what_was_read(doctor):
     assert read["data"]["command"].startswith("journalctl -k -b") and read["data"]["messages"] == 6
 
 
-def test_an_old_snapshot_with_only_errors_and_warnings_still_replays(doctor):
+def test_an_old_snapshot_with_only_errors_and_warnings_still_replays(replayed):
     """The Strix Halo snapshot holds `dmesg --level=err,warn` as dmesg-warnings: its cause stays first, the init
     failure the log shows folds under it, and resets (info level) are said not to be in such a log."""
-    document = replay(doctor, "linux-ubuntu24.04-strixhalo-gfx1151-firmware-missing-fatal-gpu-init")
+    document = replayed("linux-ubuntu24.04-strixhalo-gfx1151-firmware-missing-fatal-gpu-init")
     roots = document["diagnosis"]["root_causes"]
     assert roots[0]["finding"] == "amdgpu-firmware-missing:0" and "amdgpu-init-failed" in roots[0]["symptoms"]
     by_id = {f["id"]: f for f in document["findings"]}
@@ -89,7 +84,7 @@ def test_an_old_snapshot_with_only_errors_and_warnings_still_replays(doctor):
 
 
 @pytest.mark.parametrize("name", HEALTHY)
-def test_no_false_alarm_on_healthy_machines(doctor, name):
-    alarms = [(f["id"], f["status"]) for f in replay(doctor, name)["findings"]
+def test_no_false_alarm_on_healthy_machines(replayed, name):
+    alarms = [(f["id"], f["status"]) for f in replayed(name)["findings"]
               if f["check"] in KERNEL_LOG_CHECKS and f["status"] in ("warn", "fail", "error")]
     assert alarms == []

@@ -44,11 +44,6 @@ HEALTHY = ["linux-2x-mi100-gfx908-healthy", "linux-mi300x-vf-gfx942-healthy", "l
            "linux-h200-live-state-idle-healthy"]
 
 
-def replay(doctor, name, *extra):
-    result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json", *extra)
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
 
 def observed(snapshot: dict, where: str) -> str:
     kind, _, key = where.partition("/")
@@ -57,11 +52,11 @@ def observed(snapshot: dict, where: str) -> str:
 
 
 @pytest.mark.parametrize("name,verbatim,first,symptoms,plan", SCENARIOS, ids=[s[0] for s in SCENARIOS])
-def test_the_layer_cause_comes_first_with_its_plan(doctor, name, verbatim, first, symptoms, plan):
+def test_the_layer_cause_comes_first_with_its_plan(replayed, name, verbatim, first, symptoms, plan):
     snapshot = json.loads((SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"))
     for where, fixture in verbatim.items():
         assert observed(snapshot, where) == (FIXTURES / fixture).read_text(encoding="utf-8"), where
-    document = replay(doctor, name)
+    document = replayed(name)
     roots = document["diagnosis"]["root_causes"]
     assert roots[0]["finding"] == first, [(r["finding"], r["status"]) for r in roots]
     assert symptoms <= set(roots[0]["symptoms"])
@@ -69,9 +64,9 @@ def test_the_layer_cause_comes_first_with_its_plan(doctor, name, verbatim, first
     assert [steps[i].get("argv") for i in roots[0]["plan"]] == plan
 
 
-def test_secure_boot_plan_is_the_same_for_fix_dry_run(doctor):
+def test_secure_boot_plan_is_the_same_for_fix_dry_run(doctor, replayed):
     name = "linux-ubuntu24.04-rx7900xtx-secure-boot-refuses-dkms-amdgpu"
-    document = replay(doctor, name)
+    document = replayed(name)
     dry = doctor("fix", "--dry-run", "--json", "--from", str(SNAPSHOTS / f"{name}.json"))
     assert [s["id"] for s in json.loads(dry.stdout)["steps"]] == [i["id"] for i in document["diagnosis"]["plan"]]
     (mokutil,) = [i["step"] for i in document["diagnosis"]["plan"] if i["step"]["kind"] == "run_command"]
@@ -81,8 +76,8 @@ def test_secure_boot_plan_is_the_same_for_fix_dry_run(doctor):
     assert any(a["workaround"] for a in finding["alternatives"])
 
 
-def test_unsupported_os_says_which_versions_to_use(doctor):
-    document = replay(doctor, "linux-ubuntu26.04-rocm7.2-not-on-the-os-list-dkms-not-built")
+def test_unsupported_os_says_which_versions_to_use(replayed):
+    document = replayed("linux-ubuntu26.04-rocm7.2-not-on-the-os-list-dkms-not-built")
     finding = next(f for f in document["findings"] if f["id"] == "os-support-matrix:distro")
     assert finding["status"] == "warn" and "ROCm 7.2 supports ubuntu 24.04, 22.04" in finding["remediation"][0]
     dkms = next(f for f in document["findings"] if f["id"] == "amdgpu-dkms-not-built")
@@ -90,7 +85,7 @@ def test_unsupported_os_says_which_versions_to_use(doctor):
 
 
 @pytest.mark.parametrize("name", HEALTHY)
-def test_no_false_alarm_on_healthy_machines(doctor, name):
-    alarms = [(f["id"], f["status"]) for f in replay(doctor, name)["findings"]
+def test_no_false_alarm_on_healthy_machines(replayed, name):
+    alarms = [(f["id"], f["status"]) for f in replayed(name)["findings"]
               if f["check"] in LAYER_CHECKS and f["status"] in ("warn", "fail", "error")]
     assert alarms == []

@@ -18,14 +18,9 @@ BAD_UUID = "GPU-00000000-1111-2222-3333-444444444444"
 PROBLEMS = ("warn", "fail", "error")
 
 
-def replay(doctor, name):
-    result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json")
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
 
-
-def test_another_process_holding_most_of_an_h200_is_the_first_root_cause(doctor):
-    report = replay(doctor, "linux-h200-other-process-holds-93pct-of-memory")
+def test_another_process_holding_most_of_an_h200_is_the_first_root_cause(replayed):
+    report = replayed("linux-h200-other-process-holds-93pct-of-memory")
     root = report["diagnosis"]["root_causes"][0]
     assert root["finding"] == "gpu-memory-held:0" and root["status"] == "fail"
     assert "pid 736 (python3): 133648 MiB" in root["message"] and "(93%)" in root["message"]
@@ -34,8 +29,8 @@ def test_another_process_holding_most_of_an_h200_is_the_first_root_cause(doctor)
     assert any("kill 736" in line for line in held["remediation"])
 
 
-def test_a_uuid_that_matches_no_gpu_explains_torch_seeing_none(doctor):
-    report = replay(doctor, "linux-h200-cuda-visible-devices-uuid-of-no-gpu")
+def test_a_uuid_that_matches_no_gpu_explains_torch_seeing_none(replayed):
+    report = replayed("linux-h200-cuda-visible-devices-uuid-of-no-gpu")
     (root,) = report["diagnosis"]["root_causes"]
     assert root["finding"] == "gpu-visibility-unknown-id:CUDA_VISIBLE_DEVICES"
     assert root["symptoms"] == ["torch-cuda-unavailable"]
@@ -46,8 +41,8 @@ def test_a_uuid_that_matches_no_gpu_explains_torch_seeing_none(doctor):
 
 
 @pytest.mark.parametrize("name", ["linux-h200-live-state-idle-healthy", "linux-2x-h200-cuda-torch2.11"])
-def test_healthy_h200s_raise_nothing_at_warn_or_above(doctor, name):
-    report = replay(doctor, name)
+def test_healthy_h200s_raise_nothing_at_warn_or_above(replayed, name):
+    report = replayed(name)
     assert [f["id"] for f in report["findings"] if f["status"] in PROBLEMS] == []
 
 

@@ -17,22 +17,17 @@ HEALTHY = ["linux-2x-mi100-gfx908-healthy", "linux-mi300x-vf-gfx942-healthy", "l
            "linux-h200-live-state-idle-healthy"]
 
 
-def replay(doctor, name, *extra):
-    result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json", *extra)
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
 
 def snapshot(name):
     return json.loads((SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"))["observations"]
 
 
-def test_the_service_lacking_the_shells_override_comes_first_with_the_drop_in(doctor):
+def test_the_service_lacking_the_shells_override_comes_first_with_the_drop_in(replayed):
     observations = snapshot(OLLAMA)
     for key, fixture in (("systemctl-cat-unit", "systemd/ollama-systemctl-cat-environment-path-dollar-path-literal.txt"),
                          ("systemctl-show-environment", "systemd/ubuntu-systemctl-show-environment-lang-path.txt")):
         assert observations["commands"][key]["stdout"] == (FIXTURES / fixture).read_text(encoding="utf-8")
-    document = replay(doctor, OLLAMA)
+    document = replayed(OLLAMA)
     first = document["diagnosis"]["root_causes"][0]
     assert first["finding"] == "service-env-differs:HSA_OVERRIDE_GFX_VERSION"
     assert {"gfx-not-in-torch-arch-list:0", "hsa-override-gfx-version:0"} <= set(first["symptoms"])
@@ -57,18 +52,18 @@ def test_the_human_report_says_which_environment_it_judged(doctor):
     assert "sudo systemctl edit ollama.service" in result.stdout
 
 
-def test_fix_dry_run_plans_the_same_steps(doctor):
-    document = replay(doctor, OLLAMA)
+def test_fix_dry_run_plans_the_same_steps(doctor, replayed):
+    document = replayed(OLLAMA)
     dry = doctor("fix", "--dry-run", "--json", "--from", str(SNAPSHOTS / f"{OLLAMA}.json"))
     assert [s["id"] for s in json.loads(dry.stdout)["steps"]] == [i["id"] for i in document["diagnosis"]["plan"]]
 
 
-def test_a_kernel_running_another_interpreter_is_judged_for_that_interpreter(doctor):
+def test_a_kernel_running_another_interpreter_is_judged_for_that_interpreter(replayed):
     observations = snapshot(KERNEL)
     kernel_json = "/home/user/.local/share/jupyter/kernels/collection/kernel.json"
     assert observations["files"][kernel_json]["content"] == (
         FIXTURES / "jupyter/nsls2-conda-env-python-kernel.json").read_text(encoding="utf-8")
-    document = replay(doctor, KERNEL)
+    document = replayed(KERNEL)
     first = document["diagnosis"]["root_causes"][0]
     assert first["finding"] == "torch-build-mismatch"
     steps = {item["id"]: item["step"] for item in document["diagnosis"]["plan"]}
@@ -81,8 +76,8 @@ def test_a_kernel_running_another_interpreter_is_judged_for_that_interpreter(doc
 
 
 @pytest.mark.parametrize("name", HEALTHY)
-def test_healthy_machines_raise_nothing(doctor, name):
-    findings = [f for f in replay(doctor, name)["findings"] if f["check"] == "service-env-differs"]
+def test_healthy_machines_raise_nothing(replayed, name):
+    findings = [f for f in replayed(name)["findings"] if f["check"] == "service-env-differs"]
     assert [f["status"] for f in findings] == ["skip"]
     assert "no --unit, --user-unit or --kernel was given" in findings[0]["message"]
 

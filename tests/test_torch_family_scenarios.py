@@ -26,11 +26,6 @@ HEALTHY = ["linux-2x-mi100-gfx908-healthy", "linux-mi300x-vf-gfx942-healthy", "l
            "linux-h200-live-state-idle-healthy"]
 
 
-def replay(doctor, name):
-    result = doctor("check", "--from", str(SNAPSHOTS / f"{name}.json"), "--json")
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
 
 def observed(snapshot: dict, where: str) -> str:
     kind, _, key = where.partition("/")
@@ -42,11 +37,11 @@ def observed(snapshot: dict, where: str) -> str:
 
 
 @pytest.mark.parametrize("name,verbatim,packages,index,extra", SCENARIOS, ids=[s[0] for s in SCENARIOS])
-def test_the_family_mismatch_comes_first_with_one_install(doctor, name, verbatim, packages, index, extra):
+def test_the_family_mismatch_comes_first_with_one_install(replayed, name, verbatim, packages, index, extra):
     snapshot = json.loads((SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"))
     for where, fixture in verbatim.items():
         assert observed(snapshot, where) == (FIXTURES / fixture).read_text(encoding="utf-8"), where
-    document = replay(doctor, name)
+    document = replayed(name)
     first = document["diagnosis"]["root_causes"][0]
     assert first["finding"] == CHECK, [r["finding"] for r in document["diagnosis"]["root_causes"]]
     assert "known-error-signatures:torchvision-nms-missing" in first["symptoms"]
@@ -58,16 +53,16 @@ def test_the_family_mismatch_comes_first_with_one_install(doctor, name, verbatim
     assert any(item["kind"] == "error-message" for item in finding["confirmed_by"])
 
 
-def test_the_stale_torchvision_names_both_versions_and_the_log(doctor):
-    document = replay(doctor, SCENARIOS[0][0])
+def test_the_stale_torchvision_names_both_versions_and_the_log(replayed):
+    document = replayed(SCENARIOS[0][0])
     message = next(f for f in document["findings"] if f["id"] == CHECK)["message"]
     assert "torchvision 0.26.0" in message and "requires torch==2.11.0" in message
     assert "2.12.0.dev20260411+rocm7.1" in message and "read from the log torchtitan-ci.log" in message
 
 
-def test_fix_dry_run_plans_the_same_install(doctor):
+def test_fix_dry_run_plans_the_same_install(doctor, replayed):
     name = SCENARIOS[1][0]
-    document = replay(doctor, name)
+    document = replayed(name)
     dry = doctor("fix", "--dry-run", "--json", "--from", str(SNAPSHOTS / f"{name}.json"))
     assert [s["id"] for s in json.loads(dry.stdout)["steps"]] == [i["id"] for i in document["diagnosis"]["plan"]]
 
@@ -81,6 +76,6 @@ def test_markdown_lists_the_family(doctor, tmp_path):
 
 
 @pytest.mark.parametrize("name", HEALTHY)
-def test_healthy_machines_raise_nothing_from_the_family_check(doctor, name):
-    findings = [f for f in replay(doctor, name)["findings"] if f["check"] == CHECK]
+def test_healthy_machines_raise_nothing_from_the_family_check(replayed, name):
+    findings = [f for f in replayed(name)["findings"] if f["check"] == CHECK]
     assert all(f["status"] in ("ok", "info", "skip") for f in findings), findings

@@ -42,6 +42,19 @@ class Facts:
         if key not in self._values:
             self._missing[key] = reason
 
+    def set_read(self, readers, observations, platforms: tuple[str, ...]) -> None:
+        """Each (key, read) of `readers`, where read(observations) gives (value, why it is missing): the value is
+        set, or the key is missing with why; on another platform than `platforms` every key is missing."""
+        for key, read in readers:
+            if self.os not in platforms:
+                self.set_missing(key, f"not collected on {self.os}")
+                continue
+            value, why = read(observations)
+            if value is None:
+                self.set_missing(key, why)
+            else:
+                self.set(key, value)
+
     def has(self, key: str) -> bool:
         return key in self._values
 

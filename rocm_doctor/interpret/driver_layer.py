@@ -86,12 +86,4 @@ FACTS = (("linux.secure_boot", _secure_boot), ("linux.dkms_amdgpu", _dkms), ("li
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
-    for key, read in FACTS:
-        if facts.os != "linux":
-            facts.set_missing(key, f"not collected on {facts.os}")
-            continue
-        value, why = read(observations)
-        if value is None:
-            facts.set_missing(key, why)
-        else:
-            facts.set(key, value)
+    facts.set_read(FACTS, observations, ("linux",))

@@ -81,12 +81,4 @@ FACTS = (("rocm.packages", _packages), ("rocm.opt_link", _opt_link), ("gpu.firmw
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
-    for key, read in FACTS:
-        if facts.os not in ("linux", "wsl"):
-            facts.set_missing(key, f"not collected on {facts.os}")
-            continue
-        value, why = read(observations)
-        if value is None:
-            facts.set_missing(key, why)
-        else:
-            facts.set(key, value)
+    facts.set_read(FACTS, observations, ("linux", "wsl"))
