@@ -13,6 +13,11 @@ OPENED = ("ok", "kfd-permission-denied", "kfd-no-memory")
 FLAGS = "--device=/dev/kfd --device=/dev/dri --group-add video --group-add render"
 
 
+def recreate_container(flags: str) -> S.Step:
+    """Options of `docker run` / `podman run` only take effect on a new container: one step says so for all."""
+    return S.advice(f"Recreate the container with {flags}")
+
+
 def _node(info: dict) -> str:
     if not info.get("exists"):
         return f"{info['path']}: missing"
@@ -53,7 +58,7 @@ class ContainerGpuDevices(Check):
                 "is not visible inside.", evidence=evidence,
                 remediation=[f"Start the container again with {FLAGS} (Kubernetes: request amd.com/gpu through the "
                              "AMD device plugin)."],
-                fix=[S.advice(f"Recreate the container with {FLAGS}")])
+                fix=[recreate_container(FLAGS)])
         denied = [i for i in [kfd, *render] if i.get("exists") and i.get("read_write") is False]
         if not denied:
             return self.ok(f"the {engine} container has /dev/kfd and the render nodes, and opens them",
@@ -73,6 +78,6 @@ class ContainerGpuDevices(Check):
                 f"the device nodes belong to gid {', '.join(map(str, wanted))}, which this process does not have: the "
                 f"container was started without that group. A group name only works when the image gives it the "
                 "host's number, so pass the number.", evidence=evidence,
-                fix=[S.advice(f"Recreate the container with --device=/dev/kfd --device=/dev/dri {numbers}")])
+                fix=[recreate_container(f"--device=/dev/kfd --device=/dev/dri {numbers}")])
         return self.skip("the nodes are denied for a reason other than groups (see rocm-device-access)",
                          evidence=evidence)

@@ -92,7 +92,8 @@ class AmdgpuDkmsNotBuilt(Check):
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
     requires = ("linux.dkms_amdgpu",)
-    docs = ("https://github.com/ROCm/ROCm/issues/1318", "https://github.com/ROCm/amdgpu/issues/115")
+    docs = ("https://github.com/ROCm/ROCm/issues/1318", "https://github.com/ROCm/amdgpu/issues/115",
+            "https://github.com/ROCm/ROCm/issues/3701")
 
     def run(self, facts):
         rows = facts["linux.dkms_amdgpu"]
@@ -101,6 +102,9 @@ class AmdgpuDkmsNotBuilt(Check):
             return self.skip("no amdgpu DKMS module is registered (the kernel's own driver is used)")
         evidence = [f"dkms status: amdgpu/{r['version']}" + (f", {r['kernel']}" if r.get("kernel") else "")
                     + f": {r['state']}" + (f" ({r['note']})" if r.get("note") else "") for r in rows]
+        broken = [r for r in rows if r["state"] == "broken"]
+        if broken:
+            return self._broken_tree(facts, broken[0], evidence)
         if kernel is None:
             return self.skip("the running kernel is unknown", evidence=evidence)
         if any(r["state"] == "installed" and r.get("kernel") == kernel for r in rows):
@@ -123,6 +127,23 @@ class AmdgpuDkmsNotBuilt(Check):
         return finding(message, evidence=evidence, fix=steps, remediation=[
             "If the build fails, its log is /var/lib/dkms/amdgpu/" + version + "/build/make.log; a kernel newer than "
             "the driver supports is the usual reason (see os-support-matrix)."])
+
+
+    def _broken_tree(self, facts, row, evidence):
+        """A leftover amdgpu tree without its dkms.conf (an interrupted upgrade): dkms stops at it, so nothing is
+        built for any kernel until it is gone (ROCm/ROCm#3701, the fix the maintainer gave)."""
+        folder = f"/var/lib/dkms/amdgpu/{row['version']}"
+        steps = [S.run_command(["sudo", "rm", "-r", folder], needs_admin=True,
+                               description=f"remove the leftover amdgpu {row['version']} tree that lost its dkms.conf")]
+        reinstall = {"debian": ["sudo", "apt-get", "install", "--reinstall", "amdgpu-dkms"],
+                     "redhat": ["sudo", "dnf", "reinstall", "amdgpu-dkms"]}.get(family(facts) or "")
+        if reinstall:
+            steps.append(S.run_command(reinstall, needs_admin=True, then=S.AFTER_REBOOT,
+                                       description="build amdgpu again for the installed kernels, then reboot"))
+        return self.fail(
+            f"dkms cannot read the amdgpu {row['version']} tree: its dkms.conf is gone (left over from an earlier "
+            "amdgpu-dkms), and dkms stops there, so no amdgpu build is registered or made for this kernel.",
+            evidence=evidence, fix=steps)
 
 
 class AmdgpuBlocked(Check):

@@ -78,6 +78,11 @@ CASES = [
                                                               "turn Secure Boot off"]),
     Case(name="no-amdgpu-dkms", check="amdgpu-dkms-not-built", facts=facts_of(DKMS, **{"linux.dkms_amdgpu": []}),
          expect={"amdgpu-dkms-not-built": "skip"}),
+    Case(name="dkms-tree-without-dkms-conf", check="amdgpu-dkms-not-built", facts=facts_of(DKMS, **{
+        "linux.dkms_amdgpu": [{"module": "amdgpu", "version": "6.7.0-1787201.22.04", "kernel": None, "arch": None,
+                               "state": "broken", "note": "/var/lib/dkms/amdgpu/6.7.0-1787201.22.04/source/dkms.conf "
+                                                          "does not exist"}]}),
+         expect={"amdgpu-dkms-not-built": "fail"}, text=["its dkms.conf is gone", "dkms.conf does not exist"]),
     Case(name="dkms-missing-but-inbox-loaded", check="amdgpu-dkms-not-built",
          facts=facts_of(DKMS, **{"linux.amdgpu_module": LOADED}), expect={"amdgpu-dkms-not-built": "warn"},
          text="loaded instead"),

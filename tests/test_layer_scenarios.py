@@ -29,6 +29,11 @@ SCENARIOS = [
      {"commands/dmesg-warnings": "dmesg/ubuntu24.04-strixhalo-gfx1151-fatal-error-during-gpu-init-no-gc-firmware.txt"},
      "amdgpu-firmware-missing:0", {"rocm-device-access", "torch-cuda-unavailable"},
      [["sudo", "apt-get", "install", "linux-firmware"], ["sudo", "update-initramfs", "-u"]]),
+    ("linux-ubuntu24.04-rx7900xtx-dkms-tree-lost-its-dkms-conf",
+     {"commands/dkms-status": "dkms/ubuntu22.04-stale-amdgpu-6.7.0-tree-dkms-conf-missing.txt"},
+     "amdgpu-dkms-not-built", {"rocm-kernel-driver", "torch-cuda-unavailable"},
+     [["sudo", "rm", "-r", "/var/lib/dkms/amdgpu/6.7.0-1787201.22.04"],
+      ["sudo", "apt-get", "install", "--reinstall", "amdgpu-dkms"]]),
     ("linux-docker-container-rx7900xtx-started-without-dev-kfd",
      {"files//proc/1/cgroup": "cgroup/docker-cgroup-v1-proc-1-cgroup.txt"},
      "container-gpu-devices", {"rocm-device-access", "torch-cuda-unavailable"}, [None]),
@@ -48,7 +53,7 @@ HEALTHY = ["linux-2x-mi100-gfx908-healthy", "linux-mi300x-vf-gfx942-healthy", "l
 def observed(snapshot: dict, where: str) -> str:
     kind, _, key = where.partition("/")
     record = snapshot["observations"][kind][key]
-    return record["stdout"] if kind == "commands" else record["content"]
+    return (record["stdout"] or record["stderr"]) if kind == "commands" else record["content"]
 
 
 @pytest.mark.parametrize("name,verbatim,first,symptoms,plan", SCENARIOS, ids=[s[0] for s in SCENARIOS])

@@ -85,6 +85,12 @@ def test_mokutil_states(fixture_text):
     assert parse_sb_state("") is None
 
 
+def test_dkms_status_names_a_tree_that_lost_its_dkms_conf(fixture_text):
+    (row,) = parse_dkms_status(fixture_text("dkms/ubuntu22.04-stale-amdgpu-6.7.0-tree-dkms-conf-missing.txt"))
+    assert row["module"] == "amdgpu" and row["version"] == "6.7.0-1787201.22.04" and row["state"] == "broken"
+    assert row["note"] == "/var/lib/dkms/amdgpu/6.7.0-1787201.22.04/source/dkms.conf does not exist"
+
+
 def test_dkms_status_old_and_new_forms(fixture_text):
     old = parse_dkms_status(fixture_text("dkms/centos7-elrepo-amdgpu-added-and-installed-original-module-exists.txt"))
     assert old == [

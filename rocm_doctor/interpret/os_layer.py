@@ -1,5 +1,5 @@
 """os.* facts: the distribution (os-release), the running kernel, the C library, and whether this runs in a
-container and which engine made it."""
+container and which engine made it, and the size of /dev/shm."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rocm_doctor.parsers.cgroup import parse_cgroup
 from rocm_doctor.parsers.kernel_release import parse_kernel_release
 from rocm_doctor.parsers.ldd import parse_ldd_version
 from rocm_doctor.parsers.os_release import describe, parse_os_release
-from rocm_doctor.probes.os_layer import OS_RELEASE
+from rocm_doctor.probes.os_layer import OS_RELEASE, SHM_KEY
 
 ORDER = 20
 _ENV_MARKS = (("APPTAINER_CONTAINER", "apptainer"), ("SINGULARITY_CONTAINER", "singularity"),
@@ -59,7 +59,7 @@ def container(observations: Observations) -> dict | None:
 
 def interpret(observations: Observations, facts: Facts) -> None:
     if facts.os not in ("linux", "wsl"):
-        for key in ("os.release", "os.kernel", "os.glibc", "os.container"):
+        for key in ("os.release", "os.kernel", "os.glibc", "os.container", "os.shm"):
             facts.set_missing(key, f"not collected on {facts.os}")
         return
     release, why = _release(observations)
@@ -86,3 +86,11 @@ def interpret(observations: Observations, facts: Facts) -> None:
         facts.set_missing("os.container", "the container marks were not looked at")
     else:
         facts.set("os.container", found)
+
+    shm = observations.probes.get(SHM_KEY)
+    if not isinstance(shm, dict):
+        facts.set_missing("os.shm", "the size of /dev/shm was not measured")
+    elif shm.get("total_bytes") is None:
+        facts.set_missing("os.shm", f"/dev/shm: {shm.get('error') or 'no size'}")
+    else:
+        facts.set("os.shm", {"total_bytes": int(shm["total_bytes"])})

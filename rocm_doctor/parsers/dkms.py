@@ -1,16 +1,23 @@
 """`dkms status` → one row per module version and kernel, in the dkms 2 ("name, version, kernel, arch: state")
-and dkms 3 ("name/version, kernel, arch: state") forms. Pure; never raises."""
+and dkms 3 ("name/version, kernel, arch: state") forms, and a "broken" row for a module tree whose dkms.conf is
+gone (dkms prints "Error! Could not locate dkms.conf file." and the path, and stops). Pure; never raises."""
 
 from __future__ import annotations
 
 import re
 
+_NO_CONF = re.compile(r"^File:\s*(?P<path>/\S*/dkms/(?P<module>[^/\s]+)/(?P<version>[^/\s]+)/\S*dkms\.conf)\s+does not exist")
 _ROW = re.compile(r"^(?P<head>[^:]+):\s*(?P<state>[A-Za-z][A-Za-z -]*?)\s*(?:\((?P<note>[^)]*)\))?\s*$")
 
 
 def parse_dkms_status(text: str) -> list[dict]:
     rows = []
     for line in (text or "").splitlines():
+        missing = _NO_CONF.match(line.strip())
+        if missing:
+            rows.append({"module": missing["module"], "version": missing["version"], "kernel": None, "arch": None,
+                         "state": "broken", "note": f"{missing['path']} does not exist"})
+            continue
         match = _ROW.match(line.strip())
         if not match:
             continue

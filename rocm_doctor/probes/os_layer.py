@@ -1,13 +1,25 @@
-"""The layer under ROCm that the platform probe does not keep: the whole os-release file, the C library, and
-the marks a container leaves (/.dockerenv, /run/.containerenv, the cgroup of PID 1)."""
+"""The layer under ROCm that the platform probe does not keep: the whole os-release file, the C library, the
+marks a container leaves (/.dockerenv, /run/.containerenv, the cgroup of PID 1) and the size of /dev/shm, which
+DataLoader workers share tensors through."""
 
 from __future__ import annotations
+
+import os
 
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
 OS_RELEASE = ("/etc/os-release", "/usr/lib/os-release")
 CONTAINER_FILES = ("/.dockerenv", "/run/.containerenv", "/proc/1/cgroup")
+SHM_KEY = "dev-shm"
+
+
+def _shm_size() -> dict:
+    try:
+        found = os.statvfs("/dev/shm")
+    except OSError as exc:
+        return {"error": f"{type(exc).__name__}: {exc.strerror or exc}"}
+    return {"total_bytes": found.f_frsize * found.f_blocks}
 
 
 def collect(recorder: Recorder) -> None:
@@ -17,3 +29,4 @@ def collect(recorder: Recorder) -> None:
     recorder.command("ldd-version", ["ldd", "--version"])
     for path in CONTAINER_FILES:
         recorder.read_file(path, cap=64_000)
+    recorder.put(SHM_KEY, _shm_size())
