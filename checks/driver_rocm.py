@@ -139,7 +139,8 @@ class AmdgpuFirmwareKnownBad(Check):
             gfx = real_gfx(gpu, facts.env) if gpu else None
             name = label(gpu) if gpu else f"GPU {index}"
             shown = ", ".join(f"{k} {v}" for k, v in fw["versions"].items())
-            evidence = [f"rocm-smi --showfwinfo GPU[{index}]: {shown}"] + [f"package {p}" for p in packages]
+            tool = fw.get("source", "rocm-smi --showfwinfo")  # snapshots before amd-smi was asked name no source
+            evidence = [f"{tool} GPU[{index}]: {shown}"] + [f"package {p}" for p in packages]
             issues = table.firmware_issues(gfx)
             bad = [(row, fw["versions"][row["component"]]) for row in issues
                    if fw["versions"].get(row["component"]) in row["bad"]]
@@ -151,8 +152,7 @@ class AmdgpuFirmwareKnownBad(Check):
                         f"bad: {', '.join(row['bad'])}; known good: {', '.join(row['good'])} "
                         f"[{table.source(row['source']).get('title', row['source'])}]"],
                     fix=[S.advice(f"Install {row['remedy']}, then reboot")],
-                    remediation=["rocm-smi --showfwinfo shows the version the GPU loaded; check it again after the "
-                                 "reboot."]))
+                    remediation=[f"{tool} shows the version the GPU loaded; check it again after the reboot."]))
             elif issues:
                 seen = ", ".join(f"{r['component']} {fw['versions'].get(r['component'], 'not shown')}" for r in issues)
                 findings.append(self.ok(f"{name}: {seen}, none of the versions known to be bad", subject=str(index),

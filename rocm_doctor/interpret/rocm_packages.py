@@ -1,6 +1,6 @@
 """rocm.packages (the ROCm, amdgpu and firmware packages installed, each with the release it was built for and
 whether AMD or the distribution built it), rocm.opt_link (where /opt/rocm and /etc/alternatives/rocm point) and
-gpu.firmware (the firmware versions rocm-smi read per GPU), from the rocm_packages probe."""
+gpu.firmware (the firmware versions rocm-smi, else amd-smi, read per GPU), from the rocm_packages probe."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.ls_long import missing_paths, parse_ls_long
 from rocm_doctor.parsers.packages import amd_release, parse_dpkg, parse_rpm, versioned_release
-from rocm_doctor.parsers.smi_firmware import parse_showfwinfo
-from rocm_doctor.probes.rocm_packages import FIRMWARE_KEY, LINK_PATHS
+from rocm_doctor.parsers.smi_firmware import parse_amd_smi_firmware, parse_showfwinfo
+from rocm_doctor.probes.rocm_packages import AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, LINK_PATHS
 
 ORDER = 25
 FIRMWARE_PACKAGES = ("linux-firmware", "firmware-amd-graphics", "amd-gpu-firmware", "kernel-firmware-amdgpu")
@@ -65,16 +65,26 @@ def _opt_link(observations: Observations):
             "lines": [line for line in (result.stdout or "").splitlines() if line.strip()]}, ""
 
 
+FIRMWARE_SOURCES = ((FIRMWARE_KEY, "rocm-smi --showfwinfo", parse_showfwinfo),
+                    (AMD_SMI_FIRMWARE_KEY, "amd-smi firmware", parse_amd_smi_firmware))
+
+
 def _firmware(observations: Observations):
-    result = observations.command(FIRMWARE_KEY)
-    if result is None:
-        return None, "rocm-smi --showfwinfo was not run"
-    if result.error or result.timed_out:
-        return None, result.describe()
-    gpus = parse_showfwinfo(result.stdout or "")
-    if not gpus:
-        return None, f"rocm-smi --showfwinfo printed no firmware versions ({result.describe()})"
-    return [dict(gpu, index=index) for index, gpu in gpus.items()], ""
+    """rocm-smi's versions first (the names the known-bad table uses), else amd-smi's, where rocm-smi is gone."""
+    why = []
+    for key, tool, parse in FIRMWARE_SOURCES:
+        result = observations.command(key)
+        if result is None:
+            why.append(f"{tool} was not run")
+            continue
+        if result.error or result.timed_out:
+            why.append(f"{tool}: {result.describe()}")
+            continue
+        gpus = parse(result.stdout or "")
+        if gpus:
+            return [dict(gpu, index=index, source=tool) for index, gpu in gpus.items()], ""
+        why.append(f"{tool} printed no firmware versions ({result.describe()})")
+    return None, "; ".join(why)
 
 
 FACTS = (("rocm.packages", _packages), ("rocm.opt_link", _opt_link), ("gpu.firmware", _firmware))

@@ -1,5 +1,5 @@
 """The ROCm and amdgpu packages the package manager holds (dpkg or rpm, by ROCm package names), where /opt/rocm and
-its alternatives entry point (`ls -ld`), and the firmware versions rocm-smi reads from the GPUs."""
+its alternatives entry point (`ls -ld`), and the firmware versions rocm-smi and amd-smi read from the GPUs."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ COMMANDS = {
     "ls-opt-rocm": ["ls", "-ld", *LINK_PATHS],
 }
 FIRMWARE_KEY = "rocm-smi-showfwinfo"
+AMD_SMI_FIRMWARE_KEY = "amd-smi-firmware"
 
 
 def collect(recorder: Recorder) -> None:
@@ -31,4 +32,7 @@ def collect(recorder: Recorder) -> None:
         recorder.command(key, argv)
     if recorder.context.platform_os == "linux":  # WSL has no amdgpu: rocm-smi reads nothing there
         env = recorder.context.env
-        recorder.command(FIRMWARE_KEY, [resolve("rocm-smi", env) or "rocm-smi", "--showfwinfo"], env=dict(env))
+        shown = recorder.command(FIRMWARE_KEY, [resolve("rocm-smi", env) or "rocm-smi", "--showfwinfo"], env=dict(env))
+        if shown.error or shown.timed_out or shown.returncode != 0 or not (shown.stdout or "").strip():
+            # rocm-smi is absent (amd-smi replaces it in newer ROCm) or failed: ask amd-smi
+            recorder.command(AMD_SMI_FIRMWARE_KEY, [resolve("amd-smi", env) or "amd-smi", "firmware"], env=dict(env))
