@@ -139,7 +139,7 @@ class AmdgpuFirmwareKnownBad(Check):
             gfx = real_gfx(gpu, facts.env) if gpu else None
             name = label(gpu) if gpu else f"GPU {index}"
             shown = ", ".join(f"{k} {v}" for k, v in fw["versions"].items())
-            tool = fw.get("source", "rocm-smi --showfwinfo")  # snapshots before amd-smi was asked name no source
+            tool = fw.get("source", "rocm-smi --showfwinfo")  # a fact without its tool came from rocm-smi
             evidence = [f"{tool} GPU[{index}]: {shown}"] + [f"package {p}" for p in packages]
             issues = table.firmware_issues(gfx)
             bad = [(row, fw["versions"][row["component"]]) for row in issues
@@ -153,8 +153,14 @@ class AmdgpuFirmwareKnownBad(Check):
                         f"[{table.source(row['source']).get('title', row['source'])}]"],
                     fix=[S.advice(f"Install {row['remedy']}, then reboot")],
                     remediation=[f"{tool} shows the version the GPU loaded; check it again after the reboot."]))
+            elif issues and any(r["component"] not in fw["versions"] for r in issues):
+                unseen = sorted({r["component"] for r in issues if r["component"] not in fw["versions"]})
+                findings.append(self.info(
+                    f"{name} ({gfx}): {tool} does not show the {', '.join(unseen)} firmware, of which AMD established "
+                    "bad versions for this GPU: whether it runs one could not be told.", subject=str(index),
+                    evidence=evidence, remediation=[f"rocm-smi --showfwinfo prints the {', '.join(unseen)} version."]))
             elif issues:
-                seen = ", ".join(f"{r['component']} {fw['versions'].get(r['component'], 'not shown')}" for r in issues)
+                seen = ", ".join(f"{r['component']} {fw['versions'][r['component']]}" for r in issues)
                 findings.append(self.ok(f"{name}: {seen}, none of the versions known to be bad", subject=str(index),
                                         evidence=evidence))
             else:

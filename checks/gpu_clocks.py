@@ -4,6 +4,7 @@ SMI tools or sysfs gave; an idle GPU's low clocks and slower link are power savi
 
 from __future__ import annotations
 
+from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
 
@@ -188,6 +189,19 @@ class GpuPcieLinkDegraded(Check):
         return findings or self.ok("; ".join(notes) or f"PCIe links at full width and speed on {len(linked)} GPU(s)")
 
 
+def _ecc_steps(gpu: dict) -> list:
+    """Reset the GPU (which clears the volatile count), then read the error detail that decides about service."""
+    index = str(gpu.get("index"))
+    if gpu.get("vendor") == "nvidia":
+        reset, detail = ["sudo", "nvidia-smi", "-i", index, "-r"], ["nvidia-smi", "-i", index, "-q", "-d",
+                                                                     "ECC,ROW_REMAPPER"]
+    else:
+        reset, detail = ["sudo", "amd-smi", "reset", "-G", "-g", index], ["amd-smi", "metric", "--ecc", "-g", index]
+    return [S.run_command(reset, needs_admin=True, description=f"reset {label(gpu)} once no job uses it"),
+            S.run_command(detail, description="then read which memory the errors were in, and whether rows were "
+                          "remapped")]
+
+
 class GpuEccErrors(Check):
     id = "gpu-ecc-errors"
     title = "The GPU reports no uncorrected memory (ECC) errors"
@@ -208,8 +222,8 @@ class GpuEccErrors(Check):
                     f"{label(gpu)} reports {errors:.0f} uncorrected ECC error(s) since the driver loaded: results "
                     "computed on it may be wrong and CUDA/HIP calls can fail.", subject=subject(facts, gpu),
                     evidence=[f"{label(gpu)}: {errors:.0f} uncorrected ECC errors ({gpu.get('source')})"],
-                    remediation=["Stop the jobs on it and reset the GPU (`sudo nvidia-smi -i N -r`, or "
-                                 "`sudo amd-smi reset -G -g N`), or reboot; if errors return, the GPU needs "
-                                 "service (`nvidia-smi -q -d ECC,ROW_REMAPPER` / `amd-smi metric --ecc`)."],
+                    fix=_ecc_steps(gpu),
+                    remediation=["Stop the jobs on it first: a reset ends every process on the GPU. If the errors "
+                                 "come back after the reset or a reboot, the GPU needs service."],
                     data={"errors": errors}))
         return findings or self.ok(f"no uncorrected ECC errors on {len(counted)} GPU(s)")

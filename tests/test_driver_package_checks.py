@@ -80,6 +80,11 @@ CASES = [
     Case(name="mes-0x80-is-good", check="amdgpu-firmware-known-bad",
          facts=facts_of(MES, **{"gpu.firmware": FIX[MES]["after"]["advice"]["gpu.firmware"]}),
          expect={"amdgpu-firmware-known-bad:0": "ok"}, text="MES 0x00000080, none of the versions known to be bad"),
+    Case(name="amd-smi-shows-no-mes", check="amdgpu-firmware-known-bad", facts=facts_of(MES, **{"gpu.firmware": [
+        {"index": 0, "source": "amd-smi firmware", "unsupported": [],
+         "versions": {"CP_MEC1": "166", "RLC": "65", "PM": "04.85.103.184"}}]}),
+         expect={"amdgpu-firmware-known-bad:0": "info"},
+         text=["amd-smi firmware does not show the MES firmware", "could not be told"]),
     Case(name="firmware-of-a-gpu-without-known-issues", check="amdgpu-firmware-known-bad",
          facts=facts_of(MES, **{"gpu.inventory": [dict(APU[0], gfx="gfx1100", igpu=False, sources={"kfd": "gfx1100"})]}),
          expect={"amdgpu-firmware-known-bad:0": "info"}, text="knows no bad version for gfx1100"),
@@ -172,6 +177,29 @@ def test_interpreters_on_real_outputs():
     assert facts["rocm.opt_link"]["entries"]["/opt/rocm"]["target"] == "/etc/alternatives/rocm"
 
 
+def test_removed_packages_of_a_real_listing_are_harmless_leftovers():
+    """ROCm/ROCm#1436: rock-dkms 4.1 installed after amdgpu-pro 20.45, amdgpu-dkms removed (rc)."""
+    facts = interpret(_observations(commands={"dpkg-rocm-packages": (
+        ["dpkg-query"], "dpkg/ubuntu20.04-rock-dkms-4.1-plus-amdgpu-pro-20.45-dpkg-l-grep-gpu-rc-amdgpu-dkms.txt", 0)}))
+    rows = {r["name"]: r for r in facts["rocm.packages"]["rows"]}
+    assert (rows["amdgpu-dkms"]["status"], rows["amdgpu-dkms"]["kind"]) == ("rc", "driver")
+    assert (rows["rock-dkms"]["status"], rows["rocm-dbgapi"]["release"]) == ("ii", "4.1.0")
+    [finding] = run_case(Case(name="real-rc", check="rocm-install-incomplete", facts={"rocm.packages": facts["rocm.packages"]},
+                              expect={"rocm-install-incomplete": "info"}, text="harmless"))
+    assert finding.evidence[:2] == ["rc  amdgpu-dkms 1:5.6.20.906300-1164792", "rc  rocm-amdgpu-pro-icd 17.50-552542"]
+
+
+def test_firmware_from_amd_smi_where_rocm_smi_is_missing():
+    facts = interpret(_observations(commands={
+        "rocm-smi-showfwinfo": (["rocm-smi", "--showfwinfo"], "", None),
+        "amd-smi-firmware": (["amd-smi", "firmware"], "amd-smi/linux-rocky9.5-4x-mi300a-gfx942-firmware-amd-smi-24.7.1-rocm6.3.3.txt", 0)}))
+    firmware = facts["gpu.firmware"]
+    assert [g["index"] for g in firmware] == [0, 1, 2, 3] and {g["source"] for g in firmware} == {"amd-smi firmware"}
+    assert firmware[3]["versions"]["PM"] == "04.85.103.184"
+    neither = interpret(_observations(commands={"rocm-smi-showfwinfo": (["rocm-smi", "--showfwinfo"], "", 0)}))
+    assert neither.why_missing("gpu.firmware").endswith("; amd-smi firmware was not run")
+
+
 def test_interpreters_fall_back_and_say_why():
     rpm = interpret(_observations(commands={
         "dpkg-rocm-packages": (["dpkg-query"], "", None), "rpm-rocm-packages": (["rpm", "-qa"], "rocm-core 6.2.0.60200-66.el9\n", 0)}))
@@ -195,6 +223,19 @@ def test_probe_runs_its_commands(fake_bin, monkeypatch):
     assert observations.command("dpkg-rocm-packages").argv[:4] == ["dpkg-query", "-W", "-f", rocm_packages.DPKG_FORMAT]
     assert observations.command("ls-opt-rocm").argv == ["ls", "-ld", "/opt/rocm", "/etc/alternatives/rocm"]
     assert observations.command("rocm-smi-showfwinfo").argv[1:] == ["--showfwinfo"]
+    assert observations.command("amd-smi-firmware") is None  # rocm-smi answered
     facts = interpret(observations)
     assert len(facts["rocm.packages"]["rows"]) == 38 and facts["gpu.firmware"][0]["index"] == 0
     assert rocm_packages.PLATFORMS == ("linux", "wsl")
+
+
+def test_probe_asks_amd_smi_where_rocm_smi_is_missing(fake_bin, monkeypatch):
+    fake_bin.add_output("amd-smi", "amd-smi/linux-ubuntu24.04-rx9070xt-gfx1201-firmware-amd-smi-26.0.2-rocm7.0.2.txt")
+    monkeypatch.setenv("PATH", str(fake_bin.path))
+    observations = Observations(platform={"os": "linux", "release": "6.8.0-85-generic"})
+    env = {"PATH": str(fake_bin.path)}
+    rocm_packages.collect(Recorder(observations, ProbeContext(python=sys.executable, python_reason="test",
+                                                              platform_os="linux", env=env)))
+    assert observations.command("rocm-smi-showfwinfo").error
+    assert observations.command("amd-smi-firmware").argv[1:] == ["firmware"]
+    assert interpret(observations)["gpu.firmware"][0]["versions"]["CP_MEC1"] == "2800"
