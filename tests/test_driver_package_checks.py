@@ -229,13 +229,14 @@ def test_probe_runs_its_commands(fake_bin, monkeypatch):
     assert rocm_packages.PLATFORMS == ("linux", "wsl")
 
 
-def test_probe_asks_amd_smi_where_rocm_smi_is_missing(fake_bin, monkeypatch):
+def test_probe_asks_amd_smi_where_rocm_smi_fails(fake_bin, monkeypatch):
     fake_bin.add_output("amd-smi", "amd-smi/linux-ubuntu24.04-rx9070xt-gfx1201-firmware-amd-smi-26.0.2-rocm7.0.2.txt")
-    monkeypatch.setenv("PATH", str(fake_bin.path))
+    fake_bin.add("rocm-smi", "exit 1\n")
+    path = f"{fake_bin.path}{os.pathsep}{os.environ.get('PATH', '')}"
+    monkeypatch.setenv("PATH", path)
     observations = Observations(platform={"os": "linux", "release": "6.8.0-85-generic"})
-    env = {"PATH": str(fake_bin.path)}
     rocm_packages.collect(Recorder(observations, ProbeContext(python=sys.executable, python_reason="test",
-                                                              platform_os="linux", env=env)))
-    assert observations.command("rocm-smi-showfwinfo").error
+                                                              platform_os="linux", env={"PATH": path})))
+    assert observations.command("rocm-smi-showfwinfo").returncode == 1
     assert observations.command("amd-smi-firmware").argv[1:] == ["firmware"]
     assert interpret(observations)["gpu.firmware"][0]["versions"]["CP_MEC1"] == "2800"

@@ -1,13 +1,13 @@
 """Parsers of the driver and package layer on real outputs (tests/fixtures/INDEX.md gives each file's thread):
 package lists (dpkg, rpm), the release an AMD package version carries, dkms status of today's amdgpu-dkms, ls -l
-of /opt/rocm links, rocm-smi --showfwinfo."""
+of /opt/rocm links, rocm-smi --showfwinfo and amd-smi firmware."""
 
 import pytest
 
 from rocm_doctor.parsers.dkms import parse_dkms_status
 from rocm_doctor.parsers.ls_long import missing_paths, parse_ls_long
 from rocm_doctor.parsers.packages import amd_release, parse_dpkg, parse_rpm, versioned_release
-from rocm_doctor.parsers.smi_firmware import parse_showfwinfo
+from rocm_doctor.parsers.smi_firmware import parse_amd_smi_firmware, parse_showfwinfo
 
 
 def test_dpkg_list_with_amd_and_ubuntu_builds(fixture_text):
@@ -25,6 +25,17 @@ def test_dpkg_list_header_and_not_installed_rows(fixture_text):
     assert [r["name"] for r in rows][:2] == ["procmail", "rocm-clang-ocl"]
     assert rows[0] == {"name": "procmail", "version": None, "status": "un", "arch": None}
     assert [amd_release(r["version"]) for r in rows[1:]] == ["4.0", "4.0", "4.0.0", "4.0.0", "4.0.0", "4.0"]
+
+
+def test_dpkg_list_removed_rows_and_arch_qualified_names(fixture_text):
+    rows = parse_dpkg(fixture_text("dpkg/ubuntu20.04-rock-dkms-4.1-plus-amdgpu-pro-20.45-dpkg-l-grep-gpu-rc-amdgpu-dkms.txt"))
+    assert len(rows) == 64 and [r["name"] for r in rows if r["status"] == "rc"] == ["amdgpu-dkms", "rocm-amdgpu-pro-icd"]
+    assert rows[1] == {"name": "amdgpu-dkms", "version": "1:5.6.20.906300-1164792", "status": "rc", "arch": "all"}
+    by_name = {(r["name"], r["arch"]): r for r in rows}
+    assert by_name[("libdrm-amdgpu-amdgpu1", "i386")]["version"] == "1:2.4.100-1164792"
+    assert by_name[("rock-dkms", "all")]["version"] == "1:4.1-26"
+    assert amd_release(by_name[("rocm-dbgapi", "amd64")]["version"]) == "4.1.0"
+    assert amd_release(by_name[("amdgpu-dkms", "all")]["version"]) is None  # 20.45 packed no ROCm release field
 
 
 def test_dpkg_query_format_with_unfinished_states():
@@ -84,6 +95,8 @@ def test_ls_long_links_and_directories(fixture_text):
         {"name": "/opt/rocm", "type": "link", "target": "/etc/alternatives/rocm"}]
     assert missing_paths("ls: cannot access '/etc/alternatives/rocm': No such file or directory\n") == [
         "/etc/alternatives/rocm"]
+    by_hand = parse_ls_long(fixture_text("ls/ubuntu-rocm3.3-ls-l-opt-rocm-link-made-by-hand-to-rocm-3.3.0.txt"))
+    assert by_hand == [{"name": "/opt/rocm", "type": "link", "target": "/opt/rocm-3.3.0"}]  # "Apr  2  2020": a year
 
 
 def test_showfwinfo_versions_and_unsupported(fixture_text):
@@ -93,6 +106,19 @@ def test_showfwinfo_versions_and_unsupported(fixture_text):
     instinct = parse_showfwinfo(fixture_text("rocm-smi/linux-instinct-showfwinfo-not-supported-lines-gpu0-excerpt.txt"))
     assert "MES" in instinct[0]["unsupported"] and instinct[0]["versions"]["TA XGMI"] == "32.00.00.17"
     assert parse_showfwinfo("garbage\n") == {}
+
+
+def test_amd_smi_firmware_lists(fixture_text):
+    mi300a = parse_amd_smi_firmware(fixture_text("amd-smi/linux-rocky9.5-4x-mi300a-gfx942-firmware-amd-smi-24.7.1-rocm6.3.3.txt"))
+    assert list(mi300a) == [0, 1, 2, 3] and all(g == mi300a[0] for g in mi300a.values())
+    assert list(mi300a[0]["versions"]) == ["CP_MEC1", "CP_MEC2", "RLC", "SDMA0", "SDMA1", "VCN", "PSP_SOSDRV", "TA_RAS",
+                                           "TA_XGMI", "PM"]
+    assert mi300a[0]["versions"]["VCN"] == "06.11.30.0C" and mi300a[0]["unsupported"] == []
+    rdna4 = parse_amd_smi_firmware(fixture_text("amd-smi/linux-ubuntu24.04-rx9070xt-gfx1201-firmware-amd-smi-26.0.2-rocm7.0.2.txt"))
+    assert rdna4[0]["versions"]["CP_PFP"] == "2630" and rdna4[0]["versions"]["PM"] == "00.104.57.00"
+    assert "MES" not in rdna4[0]["versions"] and len(rdna4[0]["versions"]) == 10
+    assert parse_amd_smi_firmware("FW_ID: RLC\nFW_VERSION: 1\n") == {}  # no GPU header: nothing to attach it to
+    assert parse_showfwinfo(fixture_text("amd-smi/linux-rocky9.5-4x-mi300a-gfx942-firmware-amd-smi-24.7.1-rocm6.3.3.txt")) == {}
 
 
 def test_every_fixture_here_has_its_source_in_the_index(fixture_text):
@@ -105,6 +131,10 @@ def test_every_fixture_here_has_its_source_in_the_index(fixture_text):
             "dkms/ubuntu22.04-stale-amdgpu-6.7.0-tree-dkms-conf-missing.txt",
             "ls/therock-opt-rocm-ls-l-alternatives-links-as-pasted.txt",
             "ls/ubuntu-rocm3.8.0-ls-l-opt-rocm-3.8.0-after-3.7-upgrade.txt",
+            "ls/ubuntu-rocm3.3-ls-l-opt-rocm-link-made-by-hand-to-rocm-3.3.0.txt",
+            "dpkg/ubuntu20.04-rock-dkms-4.1-plus-amdgpu-pro-20.45-dpkg-l-grep-gpu-rc-amdgpu-dkms.txt",
+            "amd-smi/linux-rocky9.5-4x-mi300a-gfx942-firmware-amd-smi-24.7.1-rocm6.3.3.txt",
+            "amd-smi/linux-ubuntu24.04-rx9070xt-gfx1201-firmware-amd-smi-26.0.2-rocm7.0.2.txt",
             "rocm-smi/linux-raphael-igpu-0x164e-showfwinfo-firmware-block-excerpt.txt",
             "rocm-smi/linux-instinct-showfwinfo-not-supported-lines-gpu0-excerpt.txt"]
     assert [name for name in used if f"| {name} | http" not in index and f"| {name} | ROCm/" not in index] == []
