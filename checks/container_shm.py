@@ -9,8 +9,9 @@ from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.checks.containers import recreate_container
 
 MIB = 1024 * 1024
-ENOUGH = 1024 * MIB  # below 1 GiB a few workers with image batches already fill it; Docker's default is 64 MiB
+DEFAULT = 64 * MIB  # what Docker gives a container that did not ask for more (moby/moby#2606)
 SHM_SIZE = "8g"  # the --shm-size AMD's PyTorch-on-ROCm docker instructions use
+RECOMMENDED = 8 * 1024 * MIB
 
 
 def _size(total: int) -> str:
@@ -34,10 +35,16 @@ class ContainerShmSmall(Check):
         total = facts["os.shm"]["total_bytes"]
         engine = found.get("engine") or "container"
         evidence = list(found.get("evidence") or []) + [f"/dev/shm holds {_size(total)} ({total} bytes)"]
-        if total >= ENOUGH:
+        if total >= RECOMMENDED:
             return self.ok(f"the {engine} container's /dev/shm holds {_size(total)}", evidence=evidence)
+        if total > DEFAULT:
+            return self.info(
+                f"the {engine} container's /dev/shm holds {_size(total)}, more than the 64 MiB default and less than "
+                f"the {SHM_SIZE.upper()} AMD's PyTorch containers are started with; whether it is enough depends on "
+                "num_workers and the batch size (a bus error in a DataLoader worker says it is not)", evidence=evidence)
         return self.warn(
-            f"this {engine} container's /dev/shm holds only {_size(total)}: PyTorch DataLoader workers "
+            f"this {engine} container's /dev/shm holds only {_size(total)}, the default of a container started "
+            "without --ipc or --shm-size: PyTorch DataLoader workers "
             "(num_workers > 0) pass batches through shared memory and die with \"Bus error\" or \"insufficient "
             "shared memory (shm)\" once it is full.", evidence=evidence,
             remediation=["Start the container again sharing the host's IPC namespace (--ipc=host), or with a "

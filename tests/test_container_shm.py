@@ -20,8 +20,9 @@ def test_docker_default_64mib_warns_with_ipc_host_first():
     assert [s.summary() for a in finding.alternatives for s in a.steps] == ["Recreate the container with --shm-size=8g"]
 
 
-@pytest.mark.parametrize("size,expect", [(512 * 1024 * 1024, "warn"), (1024 ** 3, "ok"), (16 * 1024 ** 3, "ok")])
-def test_threshold_is_one_gib(size, expect):
+@pytest.mark.parametrize("size,expect", [(32 * 1024 * 1024, "warn"), (512 * 1024 * 1024, "info"), (1024 ** 3, "info"),
+                                         (8 * 1024 ** 3, "ok"), (16 * 1024 ** 3, "ok")])
+def test_the_default_64_mib_warns_and_less_than_amds_8_gib_is_info(size, expect):
     run_case(shm_case(f"size-{size}", {"total_bytes": size}, expect=expect))
 
 
