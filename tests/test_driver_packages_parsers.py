@@ -35,7 +35,7 @@ def test_dpkg_list_removed_rows_and_arch_qualified_names(fixture_text):
     assert by_name[("libdrm-amdgpu-amdgpu1", "i386")]["version"] == "1:2.4.100-1164792"
     assert by_name[("rock-dkms", "all")]["version"] == "1:4.1-26"
     assert amd_release(by_name[("rocm-dbgapi", "amd64")]["version"]) == "4.1.0"
-    assert amd_release(by_name[("amdgpu-dkms", "all")]["version"]) is None  # 20.45 packed no ROCm release field
+    assert amd_release(by_name[("amdgpu-dkms", "all")]["version"]) is None  # 906300: amdgpu-pro's build, no release
 
 
 def test_dpkg_query_format_with_unfinished_states():
@@ -63,6 +63,8 @@ def test_rpm_plain_and_query_format(fixture_text):
     ("1:6.12.12.60401-2164967.24.04", "6.4.1"),        # ROCm/amdgpu#192
     ("1:6.16.13.30300400-2341068.24.04", "30.30.4"),   # ROCm/ROCm#6193: the AMD GPU Driver's 8-digit field
     ("30.30.0.0.30300000-2278356.24.04", "30.30.0"),
+    ("1:5.6.20.906300-1164792", None),                 # ROCm/ROCm#1436: amdgpu-pro 20.45's build number
+    ("1:5.13.20.22.10.50103-1420322", "5.1.3"),        # ROCm/ROCm#1748: amdgpu 22.10 of ROCm 5.1.3
     ("20240318.git3b128b60-0ubuntu2.19", None),        # linux-firmware: a date, not a release
     ("20251111-1.fc43", None),
 ])
@@ -82,7 +84,8 @@ def test_dkms_status_of_todays_amdgpu_dkms(fixture_text):
         ("6.16.6-2255209.24.04", "6.17.0-8-generic", "installed", "Original modules exist")]
     sample = parse_dkms_status(fixture_text("dkms/ubuntu24.04-amdgpu-docs-sample-6.14.14-installed.txt"))
     assert sample[0]["version"] == "6.14.14-2204008.24.04" and sample[0]["kernel"] == "6.14.0-29-generic"
-    assert parse_dkms_status(fixture_text("dkms/ubuntu22.04-stale-amdgpu-6.7.0-tree-dkms-conf-missing.txt")) == []
+    (stale,) = parse_dkms_status(fixture_text("dkms/ubuntu22.04-stale-amdgpu-6.7.0-tree-dkms-conf-missing.txt"))
+    assert (stale["state"], stale["kernel"]) == ("broken", None)  # a tree without dkms.conf builds for no kernel
 
 
 def test_ls_long_links_and_directories(fixture_text):

@@ -1,6 +1,6 @@
 """The Windows layer's table, probe and interpreter: AMD's driver versions decoded and named (real WMI output), the
 PyTorch-on-Windows and HIP SDK rows matched, the Windows build read, the Visual C++ runtime observed, and the
-real WinError 126 logs recognised."""
+real WinError 126 logs recognised, real Windows NT\\CurrentVersion values read."""
 
 from pathlib import Path
 
@@ -29,6 +29,12 @@ def wmi_table(name: str) -> list[dict]:
     starts = [i for i, c in enumerate(header) if c != " " and (i == 0 or header[i - 1] == " ")]
     names = header.split()
     return [{n: line[a:b].strip() for n, a, b in zip(names, starts, starts[1:] + [None])} for line in lines[2:]]
+
+
+def reg_query_values(name: str) -> dict[str, str]:
+    """Named REG_SZ values of a `reg query KEY /t REG_SZ` paste ("    Name    REG_SZ    data")."""
+    rows = [line.strip().split("    ") for line in (FIXTURES / name).read_text(encoding="utf-8").splitlines()]
+    return {row[0]: row[2] for row in rows if len(row) == 3 and row[1] == "REG_SZ"}
 
 
 def test_every_table_row_follows_the_decode_rule():
@@ -134,6 +140,25 @@ def test_probe_records_the_runtime_and_the_build(tmp_path):
     assert runtime["present"] == ["vcruntime140.dll"] and runtime["missing"] == ["vcruntime140_1.dll", "msvcp140.dll"]
     assert runtime["registry"]["version_tuple"] == [14, 38, 33135] and runtime["torch_msvc"] == "14.44"
     assert runtime["torch_warning"].startswith("Microsoft Visual C++ Redistributable is not installed")
+
+
+@pytest.mark.parametrize("fixture,expected", [
+    # Windows 11 still says "Windows 10 Pro" in ProductName: the build decides
+    ("reg/windows11-23h2-build22631-reg-query-currentversion-t-reg-sz-productname-says-windows-10.txt",
+     (22631, True, "Windows 11 23H2", "23H2", "Windows 10 Pro", "Professional")),
+    ("reg/windows10-22h2-build19045-enterprise-reg-query-currentversion-t-reg-sz.txt",
+     (19045, False, "Windows 10 22H2", "22H2", "Windows 10 Enterprise", "Enterprise")),
+])
+def test_real_current_version_values_name_the_windows(tmp_path, fixture, expected):
+    values = reg_query_values(fixture)
+    host = machine(tmp_path)
+    for name in windows_runtime.CURRENT_VERSION_VALUES:
+        if name in values:
+            host.set_value("HKLM", NT_KEY, name, values[name], "REG_SZ")
+    system = interpret(observe(host, platform_build="10.0." + values["CurrentBuild"])).get("windows.os")
+    assert (system["build"], system["windows11"], system["name"], system["display_version"], system["product_name"],
+            system["edition"]) == expected
+    assert system["ubr"] is None and system["server"] is False  # /t REG_SZ leaves out the UBR DWORD
 
 
 def test_without_the_registry_the_platform_build_is_used(tmp_path):

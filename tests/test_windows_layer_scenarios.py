@@ -6,8 +6,10 @@ rewritten with `python tests/test_windows_layer_scenarios.py`. Real outputs in t
 the 6.4.4 preview wheels (ROCm/ROCm#5440), the Windows driver version 31.0.24019.1006 of that card
 (ollama/ollama#5124), the torch wheel versions AMD published (rocm-rel-6.4.4: 2.8.0a0+gitfc14c65; rocm-rel-7.2.1:
 2.9.1+rocm7.2.1 with HIP 7.2.53211, DrewThomasson/ebook2audiobook#1760), the WinError 126 message torch raises
-(Acly/krita-ai-diffusion#1017) with this machine's path. Modelled: the registry values, torch's HIP version for
-the 6.4.4 wheels, and the machines as a whole (each combines these parts).
+(Acly/krita-ai-diffusion#1017) with this machine's path, the Windows 10 22H2 machine's Windows NT\\CurrentVersion
+values (a `reg query` flutter/flutter keeps as a test fixture). Modelled: the other registry values (that machine's
+UBR, which the REG_SZ query leaves out, and every value of the others), torch's HIP version for the 6.4.4 wheels,
+and the machines as a whole (each combines these parts).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ VC_KEY = r"SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes\x64"
 NT_KEY = r"SOFTWARE\Microsoft\Windows NT\CurrentVersion"
 VC_DLLS = ["vcruntime140.dll", "vcruntime140_1.dll", "msvcp140.dll"]
 WMI_FIXTURE = "wmi/windows-rx7900xtx-raphael-igpu-get-wmiobject-format-table-driver-31.0.24019.1006.txt"
+REG_WINDOWS_10 = "reg/windows10-22h2-build19045-enterprise-reg-query-currentversion-t-reg-sz.txt"
 C10_ERROR = ('OSError: [WinError 126] The specified module could not be found. Error loading "' + base.SITE
              + r'\torch\lib\c10.dll" or one of its dependencies.')
 
@@ -53,6 +56,15 @@ def windows(m, build: int, ubr: int, display: str, product: str = "Windows 10 Pr
                    ("HKLM", NT_KEY, "UBR", ubr, "REG_DWORD"), ("HKLM", NT_KEY, "DisplayVersion", display, "REG_SZ"),
                    ("HKLM", NT_KEY, "ProductName", product, "REG_SZ"), ("HKLM", NT_KEY, "EditionID", "Professional", "REG_SZ"),
                    ("HKLM", NT_KEY, "InstallationType", "Client", "REG_SZ")]
+
+
+def real_windows(m, fixture: str, ubr: int) -> None:
+    """The values the probe reads, as a real `reg query ... /t REG_SZ` shows them; the UBR DWORD is not in it."""
+    rows = [line.strip().split("    ") for line in (FIXTURES / fixture).read_text(encoding="utf-8").splitlines()]
+    values = {row[0]: row[2] for row in rows if len(row) == 3 and row[1] == "REG_SZ"}
+    m.windows_build = f"10.0.{values['CurrentBuild']}"
+    m.registry += [("HKLM", NT_KEY, name, values[name], "REG_SZ") for name in windows_runtime.CURRENT_VERSION_VALUES
+                   if name in values] + [("HKLM", NT_KEY, "UBR", ubr, "REG_DWORD")]
 
 
 def vc_runtime(m, version: str = "v14.44.35211.00") -> None:
@@ -90,7 +102,7 @@ def no_vc_runtime(m) -> None:
 
 
 def windows_10_under_the_7_2_1_wheels(m) -> None:
-    windows(m, 19045, 6456, "22H2")
+    real_windows(m, REG_WINDOWS_10, 6456)
     vc_runtime(m)
     m.adrenalin = "26.2.2"
     m.wmi = [dict(base.WMI_XTX, DriverVersion="32.0.23027.2005")]

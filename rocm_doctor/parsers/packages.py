@@ -14,6 +14,7 @@ _RPM_NVRA = re.compile(r"^(?P<name>.+)-(?P<version>[^-]+-[^-]+?)(?:\.(?P<arch>x8
 _RELEASE_FIELD = re.compile(r"\.(\d{5,8})$")
 _ROCM_REL = re.compile(r"rocm-rel-(\d+\.\d+(?:\.\d+)?)")
 _VERSIONED_NAME = re.compile(r"^(?P<base>.*?[a-z-])(?P<release>\d+\.\d+\.\d+)$")
+MAX_ROCM_MAJOR = 19  # ROCm majors so far run 1..10; a "major" of 90 is a build number
 
 
 def _upstream(version: str) -> str:
@@ -25,7 +26,9 @@ def _upstream(version: str) -> str:
 def amd_release(version: str | None) -> str | None:
     """The ROCm (or AMD GPU Driver) release an AMD-built package encodes in its version's last dotted field:
     5-6 digits MMmmpp (50701 → 5.7.1, 60200 → 6.2.0), 8 digits MMmmppxx for the driver (30300400 → 30.30.4);
-    older packages say `rocm-rel-4.0`. None for a distribution's own build (5.0.0-1ubuntu0.1)."""
+    older packages say `rocm-rel-4.0`. None for a distribution's own build (5.0.0-1ubuntu0.1), and for a 5-6 digit field
+    that decodes to no ROCm release: amdgpu-pro 20.x packages carry a build number there (`5.6.20.906300` is no
+    ROCm 90.63)."""
     if not version:
         return None
     upstream = _upstream(version)
@@ -34,7 +37,7 @@ def amd_release(version: str | None) -> str | None:
         digits = match.group(1)
         if len(digits) == 8:
             return f"{int(digits[:2])}.{int(digits[2:4])}.{int(digits[4:6])}"
-        if len(digits) in (5, 6):
+        if len(digits) in (5, 6) and int(digits[:-4]) <= MAX_ROCM_MAJOR:
             return f"{int(digits[:-4])}.{int(digits[-4:-2])}.{int(digits[-2:])}"
     legacy = _ROCM_REL.search(version)
     return legacy.group(1) if legacy else None

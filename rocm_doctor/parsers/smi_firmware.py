@@ -1,7 +1,7 @@
-"""`rocm-smi --showfwinfo` and `amd-smi firmware` → per GPU index the firmware versions they print (rocm-smi: "MES" →
-"0x00000083", "SMC" → "00.84.79.221"; amd-smi: "CP_MEC1" → "166", "PM" → "04.85.103.184") and the components they
-say are not supported there. The two tools name the components differently; each keeps its own names. Pure; never
-raises."""
+"""`rocm-smi --showfwinfo` and `amd-smi firmware` → per GPU index the firmware versions they print (rocm-smi:
+"MES" → "0x00000083", "SMC" → "00.84.79.221"; amd-smi: "CP_MEC1" → "166", "PM" → "04.85.103.184") and the
+components they say are not supported there. The two tools name the components differently; each keeps its own
+names. Pure; never raises."""
 
 from __future__ import annotations
 
