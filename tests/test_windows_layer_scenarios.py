@@ -1,7 +1,7 @@
 """The Windows layer end to end: replayed Windows snapshots whose first root cause is the driver, the Visual C++
 runtime or the Windows build, with its plan; a healthy machine with the same probes raises nothing.
 
-The snapshots are built like tests/test_windows_snapshots.py (its fake machine, plus the windows_runtime probe) and
+The snapshots are built like tests/test_windows_snapshots.py (the fake machine of tests/windows_machine.py, plus the windows_runtime probe) and
 rewritten with `python tests/test_windows_layer_scenarios.py`. Real outputs in them: hipInfo of an RX 7900 XTX on
 the 6.4.4 preview wheels (ROCm/ROCm#5440), the Windows driver version 31.0.24019.1006 of that card
 (ollama/ollama#5124), the torch wheel versions AMD published (rocm-rel-6.4.4: 2.8.0a0+gitfc14c65; rocm-rel-7.2.1:
@@ -28,7 +28,7 @@ from rocm_doctor.probes import windows_env, windows_hip, windows_runtime, window
 HERE = Path(__file__).parent
 SNAPSHOTS = HERE / "snapshots"
 FIXTURES = HERE / "fixtures"
-_spec = importlib.util.spec_from_file_location("windows_snapshot_machine", HERE / "test_windows_snapshots.py")
+_spec = importlib.util.spec_from_file_location("windows_snapshot_machine", HERE / "windows_machine.py")
 base = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(base)
 
