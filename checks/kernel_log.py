@@ -285,3 +285,30 @@ class AmdgpuInitFailed(_KernelLogCheck):
             remediation=["If PSP or SMU fails again on a supported kernel, the GPU or its link is suspect (on a "
                          "4x MI210 server an Infinity Fabric bridge was); update the system BIOS and reseat the "
                          "card and its power."])
+
+
+class AmdgpuFirmwareNotAnswering(_KernelLogCheck):
+    id = "amdgpu-firmware-not-answering"
+    title = "amdgpu's SMU and PSP firmware kept answering after the GPU came up"
+    severity = Severity.HIGH
+    explains = tuple(Explains(t, when_failing) for t in ("torch-cuda-unavailable", "gpu-kernel*", "bench-*",
+                                                         "collective-*"))
+    docs = ("https://lists.freedesktop.org/archives/amd-gfx/2025-October/",)
+
+    def run(self, facts):
+        firmware = events(facts, "firmware")
+        after = [e for e in firmware["events"] if e.get("phase") == "runtime" and not e.get("harmless")]
+        if not after:
+            return clean(self, facts, "PSP or SMU failure after the GPU came up")
+        blocks = sorted({e["block"].upper() for e in after})
+        devices = list(dict.fromkeys(e.get("device") for e in after))
+        return self.warn(
+            f"amdgpu's {' and '.join(blocks)} firmware failed {times(len(after))} this boot{where(devices)} after "
+            "the GPU came up: the driver could not change the GPU's power state or load what it needed, and GPU "
+            "work on it hangs or fails until the GPU is reset.",
+            evidence=[e["line"] for e in after[:SHOWN]] + [read_from(facts)], fix=[S.advice(REBOOT)],
+            data={"blocks": blocks, "devices": devices, "count": len(after)},
+            remediation=["Reloading amdgpu without a reboot (modprobe -r amdgpu, then modprobe amdgpu) is one known "
+                         "way to get here: the PSP has already checked the firmware and refuses to load it again "
+                         "until the GPU is reset. If it happens under load instead, update amdgpu and "
+                         "linux-firmware."])

@@ -19,7 +19,8 @@ from rocm_doctor.testing import Case, facts_for, run_case
 
 CHECK = {"hip-unspecified-launch-failure": "amdgpu-ring-timeout", "hip-memory-access-fault": "amdgpu-page-fault",
          "cuda-illegal-memory-access": "nvidia-xid", "hip-invalid-device-function": "gfx-not-in-torch-arch-list"}
-EVENT_CHECKS = ("amdgpu-ring-timeout", "amdgpu-page-fault", "amdgpu-gpu-reset", "amdgpu-init-failed", "nvidia-xid")
+EVENT_CHECKS = ("amdgpu-ring-timeout", "amdgpu-page-fault", "amdgpu-gpu-reset", "amdgpu-init-failed",
+                "amdgpu-firmware-not-answering", "nvidia-xid")
 
 
 def journal(fixture_text, fixture, key="journalctl-kernel"):
@@ -88,6 +89,18 @@ def test_resets_succeeded_failed_and_unseen_in_an_old_snapshot(fixture_text):
                   "dmesg/psp-resume-failed-during-reset-gpu-reset-1-failed-excerpt.txt",
                   {"amdgpu-gpu-reset": "skip"}, ["errors and warnings only", "info level"], key="dmesg-warnings")
     assert old.status is Status.SKIP
+
+
+def test_firmware_that_stops_answering_after_boot(fixture_text):
+    (found,) = case(fixture_text, "amdgpu-firmware-not-answering",
+                    "dmesg/steamdeck-vangogh-amdgpu-reloaded-ib-test-failed-smu-not-done-gfxoff-excerpt.txt",
+                    {"amdgpu-firmware-not-answering": "warn"},
+                    ["SMU firmware failed 2 times this boot on PCI 0000:04:00.0 after the GPU came up",
+                     "I'm not done with your previous command", "Reloading amdgpu without a reboot"], key="dmesg-kernel")
+    assert [step.kind for step in found.fix] == ["advice"]
+    case(fixture_text, "amdgpu-firmware-not-answering",  # init-time failures belong to amdgpu-init-failed
+         "dmesg/chromeos-skyrim-psp-13-0-8-toc-missing-sw-init-psp-failed-fatal-gpu-init.txt",
+         {"amdgpu-firmware-not-answering": "ok"})
 
 
 def test_init_failures_missing_file_non_fatal_and_harmless(fixture_text):
