@@ -2,8 +2,7 @@
 
     python benchmarks/kernels_speed.py [cuda|cpu] [--python PATH] [--no-profile] [--json FILE]
 
-On a GPU the suite runs as two children taking turns (the rest, then the profiled cases; rocm_doctor/gpu/kernels/turns.py).
-Target: < 20 s after import on an H200. "after import" is a child's own clock from the end of `import torch`
+Target: < 20 s after import on an H200. "after import" is the child's own clock from the end of `import torch`
 to its last case (library attribution included); the library-log child and the override A/B are not part of it.
 """
 
@@ -24,25 +23,20 @@ def main(argv=None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the whole suite result here")
     args = parser.parse_args(argv)
 
-    from rocm_doctor.gpu.kernels.harness import SuiteOptions
-    from rocm_doctor.gpu.kernels.turns import run_in_turns
+    from rocm_doctor.gpu.kernels.harness import SuiteOptions, run_suite
 
     started = time.monotonic()
-    suite = run_in_turns(args.python, SuiteOptions(device=args.device, profile=not args.no_profile, only=args.only))
+    suite = run_suite(args.python, SuiteOptions(device=args.device, profile=not args.no_profile, only=args.only))
     wall = time.monotonic() - started
     hello = suite.get("hello") or {}
     if suite.get("fatal"):
         print(f"FATAL: {suite['fatal']}")
-    after_import = max((c.get("after_import_s") or 0 for c in suite["children"]), default=0)
-    import_s = max((c.get("import_s") or 0 for c in suite["children"]), default=0)
+    after_import = sum(c.get("after_import_s") or 0 for c in suite["children"])
+    import_s = sum(c.get("import_s") or 0 for c in suite["children"])
     devices = ", ".join(f"{d.get('name')} ({d.get('arch')})" for d in hello.get("devices") or []) or args.device
     print(f"torch {hello.get('torch')} on {devices}")
     print(f"cases: {len(suite['results'])}  children: {len(suite['children'])}")
-    for child in suite["children"]:
-        print(f"  part {child.get('part') or 'all'}: {child.get('cases_run')} cases, {child.get('duration_s'):.2f} s, "
-              f"import {child.get('import_s')} s, after import {child.get('after_import_s')} s")
-    print(f"wall: {wall:.2f} s   torch import (slowest child): {import_s:.2f} s   "
-          f"after import (slowest child): {after_import:.2f} s   "
+    print(f"wall: {wall:.2f} s   torch import: {import_s:.2f} s   after import: {after_import:.2f} s   "
           f"sum of case times: {suite['cases_seconds']:.2f} s")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in suite["counts"].items() if v))
     print()

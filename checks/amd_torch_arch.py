@@ -42,7 +42,7 @@ def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
         paths.append((f"keep this torch and run {target} code on {gfx} (same family) with HSA_OVERRIDE_GFX_VERSION",
                        S.set_env("HSA_OVERRIDE_GFX_VERSION", value, note=f"run {target} code on {gfx}"), True))
     paths.append((f"build torch for {gfx} from source (slow, last resort)", S.advice(SOURCE_BUILD.format(gfx=gfx)), False))
-    (title, first, _), rest = paths[0], paths[1:]
+    (_, first, _), rest = paths[0], paths[1:]
     removes = not isinstance(first, S.SetEnv)
     alternatives = [S.alternative(t, step, workaround=w, why_not_first=_why_second(step, w, gfx, removes))
                     for t, step, w in rest]

@@ -277,3 +277,26 @@ def test_the_child_tries_the_imports_only_where_the_metadata_disagree():
     assert "0.20.1 beside torch 2.5.1+rocm6.2" in child.disagreement([torch, pypi], "torchvision")
     assert "requires torch==2.6.0" in child.disagreement([torch, pinned], "torchvision")
     assert child.disagreement([same], "torchvision") is None  # no torch: nothing to compare
+
+
+def test_the_family_child_runs_in_the_same_environment_as_the_torch_probe():
+    """Under --unit or --kernel the target interpreter runs with the service's environment: both children get it."""
+    from rocm_doctor.probes import torch_family, torch_probe
+    from rocm_doctor.probes._base import ProbeContext
+
+    class Recording:
+        def __init__(self, context):
+            self.context, self.envs = context, {}
+
+        def command(self, key, argv, timeout=None, env=None, **kwargs):
+            self.envs[key] = env
+
+    shell = {"PATH": "/usr/bin", "PYTHONPATH": "/home/user/shell-only"}
+    service = {"PATH": "/usr/bin", "HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
+    context = ProbeContext(python="/usr/bin/python3", python_reason="test", platform_os="linux", env=shell,
+                           torch_env=service)
+    recorder = Recording(context)
+    torch_probe.collect(recorder)
+    torch_family.collect(recorder)
+    family, probe = recorder.envs[torch_family.COMMAND_KEY], recorder.envs[torch_probe.COMMAND_KEY]
+    assert family == probe and family["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0" and "PYTHONPATH" not in family

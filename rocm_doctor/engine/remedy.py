@@ -11,8 +11,6 @@ read back from JSON: a report file cannot turn a sudo command into an automatic 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Sequence, Union

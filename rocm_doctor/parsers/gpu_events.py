@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.parsers.kernel_log import INIT_FAILED
+
 MAX_EVENTS = 12  # per class: the first events are kept with their lines; the count covers all of them
 SHOWN_PER_KEY = 6  # per Xid code
 
@@ -61,7 +63,6 @@ _FAILS = re.compile(r"\bfail|not done with your previous command|not ready|timed
 _TA_COMMAND = re.compile(r"psp gfx command (?:LOAD_TA|UNLOAD_TA|INVOKE_CMD)\(0x[0-9A-Fa-f]+\) failed")
 _HARMLESS_FIRMWARE = ("SMU driver if version not matched", "ta ucode is not available")
 _FILE_LOAD = ("Direct firmware load", 'firmware "amdgpu/')  # missing firmware files: parsers/kernel_log.py reads those
-_FATAL_INIT = ("Fatal error during GPU init", "amdgpu_device_ip_init failed")
 
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})[^)]*\): (?P<code>\d+),?"
                   r"\s*(?P<rest>.*)$")
@@ -171,7 +172,7 @@ class _Reader:
             return
         elif self._reset(base, message) or self._firmware(base, message):
             return
-        elif any(words in message for words in _FATAL_INIT):
+        elif any(words in message for words in INIT_FAILED):
             self.init_failed.add(dict(base))
         else:
             self._complete(index, device, message)

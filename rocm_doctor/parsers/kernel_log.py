@@ -7,7 +7,7 @@ import re
 
 _FIRMWARE = (re.compile(r"Direct firmware load for (amdgpu/\S+) failed with error -?(\d+)"),
              re.compile(r"Failed to load (?:\w+ )?firmware \"(amdgpu/[^\"]+)\""))
-_INIT_FAILED = ("Fatal error during GPU init", "amdgpu_device_ip_init failed")
+INIT_FAILED = ("Fatal error during GPU init", "amdgpu_device_ip_init failed")
 _PROBE_FAILED = re.compile(r"amdgpu: probe of (\S+) failed with error (-?\d+)")
 _UNSIGNED = ("Loading of unsigned module is rejected", "module verification failed",
              "unsigned module loading is restricted", "Key was rejected by service")
@@ -24,7 +24,7 @@ def parse_kernel_log(text: str) -> dict:
                 if match[1] not in missing:
                     missing.append(match[1])
                 hit = True
-        if any(words in line for words in _INIT_FAILED):
+        if any(words in line for words in INIT_FAILED):
             init_failed = hit = True
         probe = _PROBE_FAILED.search(line)
         if probe:

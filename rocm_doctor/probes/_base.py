@@ -63,6 +63,11 @@ class ProbeContext:
     python_given: bool = False  # --python was given: a service's or kernel's interpreter does not replace it
     torch_env: Optional[Mapping[str, str]] = None  # the torch probe's environment when not `env` (a service's)
 
+    def target_env(self) -> Mapping[str, str]:
+        """The environment the target interpreter's children run in: a service's or kernel's under --unit or
+        --kernel, else this shell's."""
+        return self.env if self.torch_env is None else self.torch_env
+
 
 class Recorder:
     """The only door from probes to the machine. Everything seen is recorded, success or failure."""

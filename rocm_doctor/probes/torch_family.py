@@ -19,5 +19,5 @@ def collect(recorder: Recorder) -> None:
         COMMAND_KEY,
         [context.python, str(CHILD)],
         timeout=context.torch_timeout_s,
-        env=child_env(context.env),
+        env=child_env(context.target_env()),
     )

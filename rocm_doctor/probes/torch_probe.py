@@ -17,5 +17,5 @@ def collect(recorder: Recorder) -> None:
         COMMAND_KEY,
         [context.python, str(CHILD)],
         timeout=context.torch_timeout_s,
-        env=child_env(context.env if context.torch_env is None else context.torch_env),
+        env=child_env(context.target_env()),
     )
