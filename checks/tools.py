@@ -6,6 +6,14 @@ from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.command import signal_name
 
 OWN_CHILDREN = ("torch-probe",)  # judged by their own checks
+# Tools that talk to the GPU driver: when one of them hangs, the driver is the likely place it waits. The others
+# (journalctl, dpkg-query, systemctl, mokutil, ...) wait on something else.
+GPU_TOOLS = ("rocminfo", "rocm-smi", "amd-smi", "nvidia-smi", "hipinfo", "rocm_agent_enumerator", "clinfo")
+
+
+def _talks_to_the_gpu(argv) -> bool:
+    name = str(argv[0]).replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe") if argv else ""
+    return name in GPU_TOOLS
 
 
 class ExternalToolMisbehaved(Check):
@@ -25,7 +33,10 @@ class ExternalToolMisbehaved(Check):
                     f"`{command}` did not finish within {result.timeout_s:g} s and was killed; its facts are missing.",
                     subject=key, evidence=[result.describe()],
                     remediation=["Run the same command by hand: a hang there usually means the GPU driver or runtime is "
-                                 "stuck (the kernel log, dmesg, shows it); the other findings did not depend on it."]))
+                                 "stuck (the kernel log, dmesg, shows it); the other findings did not depend on it."
+                                 if _talks_to_the_gpu(result.argv) else
+                                 "Run the same command by hand to see what it waits for; the findings that need its "
+                                 "output say so, the others did not depend on it."]))
             elif result.signal:
                 findings.append(self.warn(
                     f"`{command}` was killed by {signal_name(result.signal)}; its output may be incomplete.",

@@ -124,3 +124,16 @@ def test_bad_input_exits_2_with_one_line(doctor, tmp_path, args, message):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_hung_tool_is_blamed_on_the_gpu_driver_only_when_it_talks_to_it():
+    from rocm_doctor.testing import Case, run_case
+
+    hung = {"returncode": None, "stdout": "", "stderr": "", "timed_out": True, "timeout_s": 10.0}
+    commands = {"journalctl-kernel": dict(hung, argv=["journalctl", "-k", "-b"]),
+                "rocminfo": dict(hung, argv=["/opt/rocm/bin/rocminfo"])}
+    findings = {f.id: f for f in run_case(Case(check="external-tool-misbehaved", observations={"commands": commands},
+                                               expect={"external-tool-misbehaved:journalctl-kernel": "warn",
+                                                       "external-tool-misbehaved:rocminfo": "warn"}))}
+    assert "GPU driver" not in findings["external-tool-misbehaved:journalctl-kernel"].remediation[0]
+    assert "GPU driver or runtime is stuck" in findings["external-tool-misbehaved:rocminfo"].remediation[0]
