@@ -130,7 +130,7 @@ def run_pass(ctx, label, params, timeout, extra_env=None, keep_stderr=False):
         state = "timeout"
         stdout = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         stderr = exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-    measured, startup = 0, None
+    measured, startup, setup = 0, None, None
     for line in stdout.splitlines():
         try:
             record = json.loads(line)
@@ -139,6 +139,8 @@ def run_pass(ctx, label, params, timeout, extra_env=None, keep_stderr=False):
         kind = record.pop("bench", None) if isinstance(record, dict) else None
         if kind == "import":
             startup = record.get("seconds")
+        elif kind == "conv_setup":
+            setup = record.get("autograd_s")
         elif kind in ("conv", "conv_error"):
             record.pop("section", None)
             emit(kind, pass_name=label, **record)
@@ -146,7 +148,7 @@ def run_pass(ctx, label, params, timeout, extra_env=None, keep_stderr=False):
         elif kind in ("section_error", "section_timeout", "device") and record.get("error"):
             state = "%s: %s" % (kind, record["error"])
     info = {"pass_name": label, "state": state, "seconds": round(time.monotonic() - started, 3), "records": measured,
-            "import_s": startup, "env": extra_env or {}}
+            "import_s": startup, "autograd_setup_s": setup, "env": extra_env or {}}
     text, cut = cap(stderr)
     if keep_stderr:
         info.update(log=text, log_cut=cut)
@@ -235,6 +237,11 @@ def section_conv_pass(ctx, params):
     """One pass over the shapes, dtypes and layouts with cudnn.benchmark as asked (in a fresh process)."""
     torch = ctx.torch
     torch.backends.cudnn.benchmark = bool(params.get("benchmark", False))
+    # A gradient call's Python side imports sympy the first time (seconds): paid here, outside the first conv.
+    started = time.perf_counter()
+    probe = torch.ones(1, requires_grad=True)
+    torch.autograd.grad(probe * 2.0, probe, torch.ones(1))
+    emit("conv_setup", autograd_s=round(time.perf_counter() - started, 3))
     for shape in params.get("shapes", DEFAULT_SHAPES):
         for dname in params.get("dtypes", ["fp32", "fp16", "bf16"]):
             for layout in params.get("layouts", ["nchw", "channels_last"]):

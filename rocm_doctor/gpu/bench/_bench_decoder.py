@@ -5,6 +5,7 @@ timed, and where the time of a decoded token goes. Loaded by path by _bench_chil
 import statistics
 import time
 
+import _doctor_childlib as childlib
 from _doctor_bench_common import emit, error_text, free_memory
 
 
@@ -104,13 +105,8 @@ class Decoder:
 
 
 def profile_decode(ctx, model, token, pos, steps):
-    """Device-busy time, kernel count and the top operators per decoded token, from torch.profiler."""
-    from torch.profiler import ProfilerActivity, profile
-
-    activities = [ProfilerActivity.CPU]
-    if model.device.type == "cuda":
-        activities.append(ProfilerActivity.CUDA)
-    with profile(activities=activities) as prof:
+    """Device-busy time, kernel count and the top operators per decoded token, from torch's profiler."""
+    with childlib.profiler(ctx.torch, model.device.type == "cuda") as prof:
         ctx.sync(model.device)
         t = time.perf_counter()
         for i in range(steps):
@@ -119,7 +115,7 @@ def profile_decode(ctx, model, token, pos, steps):
         wall_ms = (time.perf_counter() - t) * 1000.0
     out = {"steps": steps, "profiled_wall_ms_per_token": wall_ms / steps}
     intervals, kernels, names = [], 0, {}
-    for event in prof.events():
+    for event in prof.function_events:
         dtype = str(getattr(event, "device_type", "")).rsplit(".", 1)[-1]
         if dtype in ("CUDA", "PrivateUse1", "HIP"):
             tr = event.time_range
@@ -129,7 +125,7 @@ def profile_decode(ctx, model, token, pos, steps):
             names[event.name] = names.get(event.name, 0) + 1
     if model.device.type == "cuda":
         if not intervals:  # older profilers attach kernels to the CPU op instead
-            for event in prof.events():
+            for event in prof.function_events:
                 for kernel in getattr(event, "kernels", []) or []:
                     intervals.append((0, getattr(kernel, "duration", 0)))
                     kernels += 1

@@ -1,9 +1,11 @@
-"""Where the time of a repeated call goes, from torch.profiler: device-busy time (the union of kernel intervals),
+"""Where the time of a repeated call goes, from torch's profiler: device-busy time (the union of kernel intervals),
 kernels per call, the top host- and device-side operators and kernels, and the host time inside named regions (an
 optimizer's step). Loaded by path by _bench_child.py inside the target interpreter.
 """
 
 import time
+
+import _doctor_childlib as childlib
 
 DEVICE_TYPES = ("CUDA", "PrivateUse1", "HIP")
 
@@ -32,21 +34,15 @@ def _device_us(avg):
 def profile(ctx, fn, calls, device=None, regions=(), top=8):
     """Run fn `calls` times under the profiler; figures per call. `regions` are name prefixes of host-side ranges
     (record_function names such as 'Optimizer.step') whose host time is summed."""
-    from torch.profiler import ProfilerActivity
-    from torch.profiler import profile as torch_profile
-
     device = device or ctx.device
-    activities = [ProfilerActivity.CPU]
-    if device.type == "cuda":
-        activities.append(ProfilerActivity.CUDA)
-    with torch_profile(activities=activities) as prof:
+    with childlib.profiler(ctx.torch, device.type == "cuda") as prof:
         ctx.sync(device)
         t = time.perf_counter()
         for _ in range(calls):
             fn()
         ctx.sync(device)
         wall_ms = (time.perf_counter() - t) * 1000.0
-    events = prof.events()
+    events = prof.function_events
     host_names = {e.name for e in events if not _on_device(e)}
     # A record_function range is mirrored on the device timeline under the same name: it is not a kernel.
     kernels = [e for e in events if _on_device(e) and e.name not in host_names]

@@ -121,6 +121,8 @@ def _passes(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[str, 
         recs = by_pass.get(name, [])
         cost[name] = _first_call_cost(recs)
         text = f"{len(recs)} configurations" + (f", torch import {rec['import_s']:.1f} s" if rec.get("import_s") else "")
+        if rec.get("autograd_setup_s"):
+            text += f", torch's gradient set-up {rec['autograd_setup_s']:.1f} s (before the first convolution)"
         if rec.get("state") != "ok":
             text = f"{rec.get('state')}; " + text
         worst = max(recs, key=lambda r: r.get("first_ms") or 0.0, default=None)

@@ -10,9 +10,11 @@ Each case is a dict made by `case(category, name, dtype, build, ...)`. `build(ct
 
 Inputs come from `ctx.randn`/`ctx.rand`: float64 CPU tensors already rounded to the case's dtype, so the device
 and the reference see exactly the same numbers; `ctx.dev(x)` moves one to the device in the case's dtype.
-`ctx.unavailable(reason)` ends a case as unavailable (for instance a GPU-only feature on the CPU device).
+`ctx.backward(out, grad)` back-propagates `grad` from `out` (use it rather than out.backward(grad): a gradient
+tensor handed to torch makes it import sympy, seconds in a fresh process). `ctx.unavailable(reason)` ends a case as
+unavailable (for instance a GPU-only feature on the CPU device).
 
-Options: gpu_only (unavailable on the CPU device), profile (run under torch.profiler for library attribution),
+Options: gpu_only (unavailable on the CPU device), profile (run under torch's profiler for library attribution),
 tf32 (fp32 results may come from TF32 tensor cores on a GPU, so the fp32 tolerance is 5e-3), tol (override).
 
 The table itself is split by category group into the files of GROUPS beside this one. Each is loaded by path and

@@ -31,10 +31,10 @@ def _linear_fwd_bwd(ctx):
     x, w, b, g = ctx.randn(64, 256), ctx.randn(384, 256, scale=0.1), ctx.randn(384), ctx.randn(64, 384)
     xd, wd, bd = (ctx.dev(t).requires_grad_() for t in (x, w, b))
     y = F.linear(xd, wd, bd)
-    y.backward(ctx.dev(g))
+    ctx.backward(y, ctx.dev(g))
     xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
     yr = F.linear(xr, wr, br)
-    yr.backward(g)
+    ctx.backward(yr, g)
     return [(y, yr), (xd.grad, xr.grad), (wd.grad, wr.grad), (bd.grad, br.grad)]
 
 
@@ -47,10 +47,10 @@ def _conv2d_fwd_bwd(ctx):
     g = ctx.randn(4, 32, 32, 32)
     xd, wd, bd = (ctx.dev(t).requires_grad_() for t in (x, w, b))
     y = F.conv2d(xd, wd, bd, padding=1)
-    y.backward(ctx.dev(g))
+    ctx.backward(y, ctx.dev(g))
     xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
     yr = F.conv2d(xr, wr, br, padding=1)
-    yr.backward(g)
+    ctx.backward(yr, g)
     return [(y, yr), (xd.grad, xr.grad), (wd.grad, wr.grad), (bd.grad, br.grad)]
 
 
@@ -148,10 +148,10 @@ def _embedding(ctx):
     weight, idx, g = ctx.randn(1000, 64), ctx.randint(0, 1000, (32, 50)), ctx.randn(32, 50, 64)
     wd = ctx.dev(weight).requires_grad_()
     y = F.embedding(idx.to(ctx.device), wd)
-    y.backward(ctx.dev(g))
+    ctx.backward(y, ctx.dev(g))
     wr = weight.clone().requires_grad_()
     yr = F.embedding(idx, wr)
-    yr.backward(g)
+    ctx.backward(yr, g)
     return [(y, yr), (wd.grad, wr.grad)]
 
 
