@@ -88,6 +88,10 @@ def interpret(observations: Observations, facts: Facts) -> None:
     facts.set("torch.hip", imported.get("hip"))
     facts.set("torch.cuda_version", imported.get("cuda"))
     facts.set("torch.flavour", flavour(imported.get("version"), imported.get("hip"), imported.get("cuda")))
+    if isinstance(imported.get("bytecode"), dict):
+        facts.set("torch.bytecode", dict(imported["bytecode"], import_s=imported.get("seconds")))
+    else:
+        facts.set_missing("torch.bytecode", "this torch probe did not report torch's compiled bytecode")
 
     available = by_stage.get("available")
     if available is None:

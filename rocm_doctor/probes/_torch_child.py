@@ -67,6 +67,23 @@ def windows_modules():
     return {"paths": paths}
 
 
+def bytecode_state(torch):
+    """How many of torch's imported source modules have compiled bytecode on disk once the import is done. Python
+    writes it on first import unless told not to (PYTHONDONTWRITEBYTECODE, -B) or the folder is not writable;
+    without it every new process compiles torch again."""
+    modules = cached = 0
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        if (name != "torch" and not name.startswith("torch.")) or not str(getattr(spec, "origin", "")).endswith(".py"):
+            continue
+        modules += 1
+        cached += bool(getattr(spec, "cached", None)) and os.path.exists(spec.cached)
+    folder = os.path.dirname(getattr(torch, "__file__", None) or "")
+    return {"modules": modules, "cached": cached, "dont_write_bytecode": bool(sys.dont_write_bytecode),
+            "variable": os.environ.get("PYTHONDONTWRITEBYTECODE"), "pycache_prefix": getattr(sys, "pycache_prefix", None),
+            "folder": folder, "folder_writable": bool(folder) and os.access(folder, os.W_OK)}
+
+
 def describe_device(torch, index):
     props = torch.cuda.get_device_properties(index)
     info = {"index": index}
@@ -120,6 +137,7 @@ def main():
         hip=getattr(version, "hip", None),
         git_version=getattr(version, "git_version", None),
         debug=getattr(version, "debug", None),
+        bytecode=bytecode_state(torch),
     )
 
     build = {}
