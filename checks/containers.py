@@ -18,6 +18,23 @@ def recreate_container(flags: str) -> S.Step:
     return S.advice(f"Recreate the container with {flags}")
 
 
+def mode_allows(info: dict, uid: int | None, gids, dac_override: bool | None = None) -> bool | None:
+    """Whether the node's owner, group and mode let this process open it read-write; None when they were not read.
+    Root passes when it holds CAP_DAC_OVERRIDE (Docker and Podman keep it) and the node's owner and group are mapped
+    into its user namespace; the overflow id 65534 (an unmapped host id) matches no one."""
+    mode = info.get("mode") or ""
+    if len(mode) < 10 or uid is None:
+        return None
+    owner, group = info.get("uid"), info.get("gid")
+    if uid == 0 and dac_override and NOGROUP not in (owner, group):
+        return True
+    if owner == uid and owner != NOGROUP:
+        bits = mode[1:3]
+    else:
+        bits = mode[4:6] if group in set(gids or []) and group != NOGROUP else mode[7:9]
+    return bits == "rw"
+
+
 def _node(info: dict) -> str:
     if not info.get("exists"):
         return f"{info['path']}: missing"
@@ -71,7 +88,10 @@ class ContainerGpuDevices(Check):
                 fix=[S.advice("Run the container rootful and pass the host's render group by number: "
                               "--device=/dev/kfd --device=/dev/dri --group-add GID (getent group render on the host "
                               "prints GID); with rootless podman and crun, --group-add keep-groups")])
-        wanted = sorted({i.get("gid") for i in denied if i.get("gid") not in gids and i.get("gid") is not None})
+        uid = (facts.get("linux.groups") or {}).get("uid")
+        dac_override = (facts.get("linux.security") or {}).get("cap_dac_override")
+        wanted = sorted({i.get("gid") for i in denied if i.get("gid") not in gids and i.get("gid") is not None
+                         and not mode_allows(i, uid, gids, dac_override)})
         if wanted:
             numbers = " ".join(f"--group-add {g}" for g in wanted)
             return self.fail(
@@ -79,5 +99,6 @@ class ContainerGpuDevices(Check):
                 f"container was started without that group. A group name only works when the image gives it the "
                 "host's number, so pass the number.", evidence=evidence,
                 fix=[recreate_container(f"--device=/dev/kfd --device=/dev/dri {numbers}")])
-        return self.skip("the nodes are denied for a reason other than groups (see rocm-device-access)",
+        return self.skip("the nodes are denied for a reason other than groups (see container-security-refuses-gpu, "
+                         "rocm-device-access)",
                          evidence=evidence)

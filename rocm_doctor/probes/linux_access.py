@@ -23,9 +23,20 @@ def _group_name(gid: int) -> str | None:
         return None
 
 
+def _stat_refused(path: str) -> bool:
+    try:
+        os.stat(path)
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def device_access(path: str) -> dict:
-    """Existence, owner, mode and whether open(O_RDWR) succeeds; the errno name and text when it does not."""
-    info: dict = {"path": path, "exists": os.path.exists(path)}
+    """Existence, owner, mode and whether open(O_RDWR) succeeds; the errno name and text when it does not. A node
+    whose stat a security module refuses is there all the same (os.path.exists says False for it)."""
+    info: dict = {"path": path, "exists": os.path.exists(path) or _stat_refused(path)}
     if not info["exists"]:
         return info
     try:
