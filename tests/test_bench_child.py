@@ -126,3 +126,22 @@ def test_bench_command_json_shape():
     assert set(data) >= {"results", "analysis", "findings", "elapsed_s"}
     assert data["results"]["sections"]["launch"]["state"] == "ok"
     assert all(f["check"].startswith("bench-") or f["check"] == "env-switch-slows" for f in data["findings"])
+
+
+def test_the_first_conv_pass_runs_in_the_benchmarks_process_unless_a_section_convolved_before():
+    conv = plan.build("tiny", ("conv",))[0]
+    params = dict(conv.params, in_process=True, passes=["default", "benchmark"], miopen=False)
+    alone = run_bench(sys.executable, [plan.Section("conv", 120, params)], device="cpu")
+    records = alone["sections"]["conv"]["records"]
+    passes = {r["pass_name"]: r for r in records if r["bench"] == "conv_pass"}
+    assert passes["default"]["process"] == "benchmark" and passes["default"]["import_s"] is None
+    assert passes["default"]["records"] == len([r for r in records if r["bench"] == "conv"
+                                                and r["pass_name"] == "default"]) > 0
+    assert passes["benchmark"].get("process") is None and passes["benchmark"]["import_s"]  # a fresh process
+    line = next(l for l in analyze(alone)["lines"] if l["key"] == "conv.pass.default")
+    assert "the benchmark's process before any other convolution" in json.dumps(line)
+
+    after = run_bench(sys.executable, [*plan.build("tiny", ("cnn",)),
+                                       plan.Section("conv", 120, dict(params, passes=["default"]))], device="cpu")
+    passes = {r["pass_name"]: r for r in after["sections"]["conv"]["records"] if r["bench"] == "conv_pass"}
+    assert passes["default"].get("process") is None and passes["default"]["import_s"]  # the CNN convolved first

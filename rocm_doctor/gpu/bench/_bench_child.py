@@ -163,6 +163,7 @@ def main():
         state, error = "ok", None
         try:
             SECTIONS[kind](ctx, section.get("params") or {})
+            ctx.sections_run.append(name)
         except Exception as exc:
             state, error = "error", error_text(exc)
             emit("section_error", error=error, traceback=traceback.format_exc(limit=6))

@@ -28,6 +28,7 @@ class Ctx:
         self.is_hip = bool(getattr(torch.version, "hip", None))
         self.arch = ""
         self.major = 0
+        self.sections_run = []  # the sections this process finished, in order
         if self.is_cuda:
             props = torch.cuda.get_device_properties(device)
             self.arch = str(getattr(props, "gcnArchName", "") or "")

@@ -4,7 +4,8 @@ MIOpen's find mode as set, its user database and a log of what it chose. Loaded 
 
 Each pass runs in a fresh process (this child started again with one `conv_pass` section), because what is
 measured is first use: the conv algorithm caches of torch, cuDNN and MIOpen live for a process, and MIOpen reads
-its find mode once per process.
+its find mode once per process. With `in_process`, the first pass runs in the benchmark's own process instead,
+when no section that convolves has run in it yet: the first use is the same, without a second torch import.
 """
 
 import json
@@ -20,6 +21,7 @@ CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bench_child.p
 LOG_ENV = {"MIOPEN_ENABLE_LOGGING": "1", "MIOPEN_LOG_LEVEL": "5"}
 LOG_CAP = 64 * 1024
 STARTUP_S = 20.0  # of a pass's time, kept for its torch import and GPU initialisation
+CONVOLVING = ("cnn", "compare", "sweep")  # sections that run convolutions, so a later first use is not the first
 DB_SUFFIXES = (".ufdb.txt", ".fdb.txt", ".updb.txt", ".udb", ".ukdb", ".kdb", ".db")
 DEFAULT_SHAPES = [
     {"name": "SimpleCNN conv1", "n": 64, "c": 3, "k": 16, "h": 32, "w": 32, "r": 3, "pad": 1},
@@ -176,6 +178,9 @@ def section_conv(ctx, params):
                                       "rep_ms": 0}))
     wanted = params.get("passes")
     passes = [(label, options) for label, options in passes if not wanted or label in wanted]
+    convolved = [name for name in ctx.sections_run if name in CONVOLVING]
+    if passes and params.get("in_process") and not convolved:
+        run_here(ctx, *passes.pop(0))
     for label, options in passes:
         left = budget - (time.monotonic() - started)
         logged = label == "miopen-log"
@@ -185,6 +190,21 @@ def section_conv(ctx, params):
             emit("conv_pass", pass_name=label, state="not run: the section's time budget is used", records=0)
             continue
         run_pass(ctx, label, options, left, extra_env=LOG_ENV if logged else None, keep_stderr=logged)
+
+
+def run_here(ctx, label, params):
+    """A pass in this process; what run_pass reports for a fresh one, without its start-up."""
+    torch, started, measured = ctx.torch, time.monotonic(), 0
+    saved = torch.backends.cudnn.benchmark
+    try:
+        setup = gradient_setup(torch)
+        for kind, record in pass_records(ctx, params):
+            emit(kind, pass_name=label, **record)
+            measured += kind == "conv"
+    finally:
+        torch.backends.cudnn.benchmark = saved
+    emit("conv_pass", pass_name=label, state="ok", seconds=round(time.monotonic() - started, 3), records=measured,
+         import_s=None, autograd_setup_s=setup, process="benchmark", env={})
 
 
 def conv_backend(torch, x, weight, shape):
@@ -233,21 +253,33 @@ def one_config(ctx, shape, dname, layout, params):
     return record
 
 
-def section_conv_pass(ctx, params):
-    """One pass over the shapes, dtypes and layouts with cudnn.benchmark as asked (in a fresh process)."""
-    torch = ctx.torch
-    torch.backends.cudnn.benchmark = bool(params.get("benchmark", False))
-    # A gradient call's Python side imports sympy the first time (seconds): paid here, outside the first conv.
+def gradient_setup(torch):
+    """Seconds of a gradient call's Python side the first time: it imports sympy (seconds), paid here and not
+    inside the first convolution's time."""
     started = time.perf_counter()
     probe = torch.ones(1, requires_grad=True)
     torch.autograd.grad(probe * 2.0, probe, torch.ones(1))
-    emit("conv_setup", autograd_s=round(time.perf_counter() - started, 3))
+    return round(time.perf_counter() - started, 3)
+
+
+def pass_records(ctx, params):
+    """(kind, record) for each shape, dtype and layout, with cudnn.benchmark as asked."""
+    torch = ctx.torch
+    torch.backends.cudnn.benchmark = bool(params.get("benchmark", False))
     for shape in params.get("shapes", DEFAULT_SHAPES):
         for dname in params.get("dtypes", ["fp32", "fp16", "bf16"]):
             for layout in params.get("layouts", ["nchw", "channels_last"]):
                 try:
-                    emit("conv", benchmark=torch.backends.cudnn.benchmark,
-                         **one_config(ctx, shape, dname, layout, params))
+                    yield "conv", dict(one_config(ctx, shape, dname, layout, params),
+                                       benchmark=torch.backends.cudnn.benchmark)
                 except Exception as exc:
-                    emit("conv_error", shape=shape["name"], dtype=dname, layout=layout, error=error_text(exc))
+                    yield "conv_error", {"shape": shape["name"], "dtype": dname, "layout": layout,
+                                         "error": error_text(exc)}
                 free_memory(ctx)
+
+
+def section_conv_pass(ctx, params):
+    """One pass in a fresh process (this child started again for it)."""
+    emit("conv_setup", autograd_s=gradient_setup(ctx.torch))
+    for kind, record in pass_records(ctx, params):
+        emit(kind, **record)

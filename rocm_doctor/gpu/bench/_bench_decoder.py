@@ -182,8 +182,10 @@ def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, pro
     gen = torch.Generator(device="cpu").manual_seed(0)
     prompt = torch.randint(0, cfg["vocab"], (1, prefill), generator=gen).to(device)
     with torch.inference_mode():
+        t = time.perf_counter()
         model.forward(prompt, 0)  # warm-up: kernel selection, lazy init
         ctx.sync(device)
+        warmup_ms = (time.perf_counter() - t) * 1000.0
         times = []
         for _ in range(max(1, reps)):
             ctx.sync(device)
@@ -193,6 +195,7 @@ def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, pro
             times.append((time.perf_counter() - t) * 1000.0)
         ms = statistics.median(times)
         emit("decoder_prefill", target=target, dtype=dtype_name, tokens=prefill, ms=ms, best_ms=min(times),
+             first_ms=warmup_ms,
              tokens_per_s=prefill / (ms * 1e-3))
         token = logits[:, -1].argmax(-1, keepdim=True)
         for i in range(2):  # warm-up the decode shapes

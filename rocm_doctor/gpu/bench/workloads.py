@@ -109,7 +109,8 @@ def decoder(a: Analysis) -> None:
             a.add(make_line("decoder", f"decoder.prefill.{target}",
                             f"prefill {rec['tokens']} tokens, {model['dtype']}, {target.upper()}",
                             rec["tokens_per_s"], "tok/s", verdict_=INFO, achieved_tflops=achieved,
-                            fraction_of_matmul=achieved / ref if ref else None, ms=rec["ms"]))
+                            fraction_of_matmul=achieved / ref if ref else None, ms=rec["ms"],
+                            first_ms=rec.get("first_ms"), explanation=_first_prefill(rec)))
         if target not in decode:
             continue
         rec = decode[target]
@@ -150,6 +151,14 @@ def decoder(a: Analysis) -> None:
     if "gpu" in prefill and "cpu" in prefill and prefill["cpu"]["tokens_per_s"]:
         a.add(make_line("compare", "compare.speedup.prefill", "GPU / CPU speed-up, LLM prefill",
                         prefill["gpu"]["tokens_per_s"] / prefill["cpu"]["tokens_per_s"], "x", verdict_=INFO))
+
+
+def _first_prefill(rec: dict[str, Any]) -> str:
+    first = rec.get("first_ms")
+    if not first:
+        return ""
+    return (f"the first prefill took {first:.0f} ms against {rec['ms']:.1f} ms once warm (kernel selection and "
+            "the libraries' set-up for these shapes)")
 
 
 def _explain_decode(a: Analysis, target: str, rec: dict[str, Any], profile: Optional[dict[str, Any]],
