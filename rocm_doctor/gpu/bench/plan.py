@@ -123,8 +123,8 @@ def build(preset: str = "full", sections: tuple[str, ...] = (), device: str = "c
                                     "cpu_read_bytes": 256 * MIB}),
             Section("sweep", 60, {"batches": [64, 256, 1024], "budget_s": 30, "gpu_steps": 10, "cpu_steps": 2,
                                   "profile_steps": 1}),
-            Section("decoder", 120, {"prefill_tokens": 128, "decode_tokens": 16, "prefill_reps": 1,
-                                     "profile_steps": 4, "dtype": "bf16",
+            Section("decoder", 120, {"prefill_tokens": 128, "decode_tokens": 8, "prefill_reps": 1,
+                                     "profile_steps": 2, "dtype": "bf16",
                                      "cpu": {"prefill_tokens": 16, "decode_tokens": 2, "dtype": "fp32"}}),
             Section("reference", 40, {"mm_n": 4096, "copy_bytes": 512 * MIB}),
         ]
