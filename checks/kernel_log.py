@@ -63,13 +63,15 @@ def read_from(facts) -> str:
     """Where the lines come from, for the evidence: the command and what it holds."""
     access = facts.get(ACCESS) or {}
     note = "" if access.get("levels") in (None, "all levels") else f", {access['levels']}"
-    return f"kernel log of this boot: {access.get('command') or 'read'}{note}"
+    return f"kernel log of this boot: {access.get('command') or 'read'}{note}" + (
+        ", read in part" if in_part(access) else "")
 
 
 def clean(check: Check, facts, what: str):
     access = facts.get(ACCESS) or {}
     return check.ok(f"no {what} in this boot's kernel log ({facts[FACT].get('messages', 0)} lines read"
-                    + (f", {access['levels']}" if access.get("levels") not in (None, "all levels") else "") + ")",
+                    + (f", {access['levels']}" if access.get("levels") not in (None, "all levels") else "")
+                    + (", only part of the log" if in_part(access) else "") + ")",
                     evidence=[read_from(facts)])
 
 
@@ -95,9 +97,10 @@ class KernelLogUnreadable(Check):
         if access["readable"]:
             extra = "" if access["levels"] == "all levels" else (
                 f" ({access['levels']}: amdgpu logs its GPU resets at info level, so they are not in it)")
+            if in_part(access):
+                return self._in_part(access)
             return self.ok(f"read {access['messages']} lines of this boot's kernel log with {access['command']}"
-                           + extra + (", the end of it (the log was longer)" if access["truncated"] else ""),
-                           evidence=access["tried"], data=dict(access))
+                           + extra, evidence=access["tried"], data=dict(access))
         return self.info(
             "This boot's kernel log could not be read" + (", for want of permission" if access["refused"] else "")
             + ": whether the GPU driver logged ring timeouts, page faults, resets or NVIDIA Xid errors cannot be "
@@ -105,6 +108,36 @@ class KernelLogUnreadable(Check):
             evidence=access["tried"] + [line for line in access["said"] if line not in " ".join(access["tried"])],
             fix=_access_steps(facts, access),
             remediation=["Running rocm-doctor check once with sudo also reads it."], data=dict(access))
+
+    def _in_part(self, access: dict):
+        """Said once, here: the lines read are judged by the other checks, whose findings cannot tell the rest."""
+        why, unknown = [], []
+        if access.get("stopped"):
+            why.append(access["stopped"])
+            unknown.append("whether the driver logged ring timeouts, page faults, resets or NVIDIA Xid errors in "
+                           "what it did not print")
+        if access.get("not_read") == "oldest":
+            why.append(f"the oldest {access['not_read_bytes']:,} bytes were not read (the log is longer than what "
+                       "rocm-doctor keeps of a command's output)")
+            unknown.append("what the GPU drivers logged when they loaded at boot (amdgpu's firmware and init "
+                           "failures are among the oldest lines)")
+        elif access.get("not_read") == "newest":
+            why.append(f"the newest {access['not_read_bytes']:,} bytes were not read (the output was cut at what "
+                       "rocm-doctor keeps of it)")
+            unknown.append("the GPU failures logged most recently")
+        return self.info(
+            f"This boot's kernel log was read only in part: {'; '.join(why)}. The {access['messages']} lines read "
+            f"are judged; {' and '.join(unknown)} cannot be told.",
+            evidence=access["tried"] + [f"it ended with: {line}" for line in access.get("stopped_with") or []],
+            remediation=["Run the command on its own to see the error it stopped with; a journal that reports a bad "
+                         "message has a damaged file, which journalctl's --verify option names."]
+            if access.get("stopped") else [], data=dict(access))
+
+
+def in_part(access: dict) -> bool:
+    """The log was read, but not all of it: its command stopped early, or its output was cut (snapshots of older
+    versions have neither key)."""
+    return bool(access.get("stopped") or access.get("not_read"))
 
 
 def _access_steps(facts, access: dict) -> list:

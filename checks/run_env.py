@@ -54,13 +54,14 @@ class ServiceEnvDiffers(Check):
                 f"{why}. {where} " + ("reads no ~/.bashrc or ~/.profile" if run["kind"] == "systemd" else
                                       "takes its value from kernel.json") + ", so it runs without what makes your "
                 "shell's run work.", subject=var, evidence=evidence, severity=Severity.HIGH,
-                fix=steps_for(run, {var: mine}), data={"variable": var, "shell": mine, "service": theirs})
+                fix=steps_for(run, {var: mine}, facts.shell_env),
+                data={"variable": var, "shell": mine, "service": theirs})
         hidden = _hides(facts, var, mine)
         if hidden:
             return self.warn(
                 f"{var}={mine} in your shell {hidden}; {where} " + ("does not have it" if theirs is None else
                 f"has {var}={theirs}") + ", so it sees other GPUs than your shell's run.", subject=var,
-                evidence=evidence, severity=Severity.MEDIUM, fix=steps_for(run, {var: mine}),
+                evidence=evidence, severity=Severity.MEDIUM, fix=steps_for(run, {var: mine}, facts.shell_env),
                 data={"variable": var, "shell": mine, "service": theirs})
         return None
 

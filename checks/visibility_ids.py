@@ -8,6 +8,7 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
+from rocm_doctor.facts.facts import RUN_ENV
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
 from rocm_doctor.checks.gpu_state import gpus, label
@@ -103,6 +104,11 @@ class GpuVisibilityUnknownId(Check):
         status = facts.get("rocminfo.status") or {}
         agents = [a for a in facts.get("rocminfo.agents") or []
                   if isinstance(a, dict) and a.get("device_type") == "GPU"]
+        run = facts.get(RUN_ENV)
+        if isinstance(run, dict) and run.get("env") is not None and status.get("environment") != RUN_ENV:
+            return self.skip(f"{name}={value} is judged in {run['label']}, but rocminfo ran in this shell's "
+                             "environment (a snapshot of an older rocm-doctor), so what it lists with the variable set "
+                             "cannot be told", subject=name)
         if not nodes or status.get("state") not in ("ok", "unrecognized") or agents:
             return self.skip(f"{name}={value} names GPUs by UUID; rocminfo listed GPUs with it set, or KFD or "
                              "rocminfo could not be read, so it cannot be told to select nothing", subject=name)

@@ -22,6 +22,7 @@ from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.fix import rcfile
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.steps import FLAG
 from rocm_doctor.report.model import Report
 
 INDEX = "https://download.pytorch.org/whl/rocm6.4"
@@ -241,7 +242,7 @@ def test_torch_checks_attach_pip_plans():
     mismatch = run_one(registry.by_id("torch-build-mismatch"), facts)[0]
     assert mismatch.status == Status.FAIL
     [step] = mismatch.fix
-    assert step.kind == "pip_install" and step.python == "/venv/bin/python" and step.mode == S.FLAG
+    assert step.kind == "pip_install" and step.python == "/venv/bin/python" and step.mode == FLAG
     assert step.index_url.startswith("https://download.pytorch.org/whl/rocm") and "--force-reinstall" in step.argv()
     missing = run_one(registry.by_id("torch-not-installed"), facts)[0]
     assert missing.fix[0].argv()[:5] == ["/venv/bin/python", "-m", "pip", "install", "torch"]

@@ -7,6 +7,7 @@ import pytest
 
 from rocm_doctor.engine.model import Check, Finding, Status
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.steps import AUTO, FLAG, PRINT
 from rocm_doctor.engine.diagnosis import build
 
 
@@ -26,6 +27,11 @@ ALL = [
     S.add_to_group(),
     S.vs_component(["Microsoft.VisualStudio.Component.VC.Tools.x86.x64"], install_path=r"C:\BuildTools"),
     S.run_command(["sudo", "modprobe", "amdgpu"], description="load amdgpu", needs_admin=True, then=S.AFTER_REBOOT),
+    S.unit_env("ollama.service", "/etc/systemd/system/ollama.service.d/rocm-doctor.conf", "HSA_OVERRIDE_GFX_VERSION",
+               "10.3.0"),
+    S.unit_env("ollama.service", "/home/u/.config/systemd/user/ollama.service.d/rocm-doctor.conf", "HIP_VISIBLE_DEVICES",
+               None, user=True),
+    S.kernel_env("rocm", "/home/u/.local/share/jupyter/kernels/rocm/kernel.json", "HIP_VISIBLE_DEVICES", None),
 ]
 
 
@@ -37,20 +43,22 @@ def test_json_round_trip(step):
 
 
 def test_modes_and_effects_are_derived_not_trusted():
-    assert S.set_env("A", "1").mode == S.AUTO and S.set_env("A", "1").after == S.AFTER_NEW_SHELL
-    assert S.set_env("A", "1", scope="machine").mode == S.PRINT
-    assert S.set_env("A", "1", scope="process").mode == S.PRINT
+    assert S.set_env("A", "1").mode == AUTO and S.set_env("A", "1").after == S.AFTER_NEW_SHELL
+    assert S.set_env("A", "1", scope="machine").mode == PRINT
+    assert S.set_env("A", "1", scope="process").mode == PRINT
     pip = S.pip_install("/p", ["torch"], "https://i")
-    assert pip.mode == S.FLAG and pip.flag == "--allow-install"
+    assert pip.mode == FLAG and pip.flag == "--allow-install"
     assert pip.argv() == ["/p", "-m", "pip", "install", "torch", "--index-url", "https://i"]
     group = S.add_to_group()
-    assert group.mode == S.PRINT and group.after == S.AFTER_RELOGIN
+    assert group.mode == PRINT and group.after == S.AFTER_RELOGIN
     assert group.argv() == ["sudo", "usermod", "-aG", "render,video", "$USER"]
     vs = S.vs_component("X.Y")
-    assert vs.mode == S.PRINT and vs.argv()[1:] == ["modify", "--add", "X.Y", "--passive", "--norestart"]
+    assert vs.mode == PRINT and vs.argv()[1:] == ["modify", "--add", "X.Y", "--passive", "--norestart"]
+    dropin = S.unit_env("a.service", "/etc/systemd/system/a.service.d/rocm-doctor.conf", "A", "1")
+    assert dropin.mode == AUTO and dropin.after == "restart"
     # A report claiming a sudo step is automatic does not make it so.
     raw = group.to_dict() | {"apply": "auto"}
-    assert S.step_from_dict(raw).mode == S.PRINT
+    assert S.step_from_dict(raw).mode == PRINT
 
 
 @pytest.mark.parametrize("bad", [

@@ -58,6 +58,8 @@ BROKEN = [
     ("linux-rock-module-not-loaded-rocminfo-issue-42.txt", "rock-not-loaded", False, False),
     # ROCr skipped the GPU node it does not know: "Agent creation failed. The GPU node has an unrecognized id."
     ("linux-arch-agent-creation-failed-gpu-node-unrecognized-id-rocm5.3-excerpt.txt", "unrecognized", False, True),
+    ("container-fedora39-buildah-rootless-kfd-permission-denied-root-not-in-video.txt", "kfd-permission-denied", False,
+     True),
     ("linux-ubuntu24.04-rx9070xt-aocc-env-agent-creation-failed-invalid-argument-rocm7.2.1.txt", "hsa-error", False,
      True),
 ]

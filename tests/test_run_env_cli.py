@@ -111,7 +111,9 @@ def test_a_kernel_is_found_without_jupyter_and_its_python_diagnosed(doctor, tmp_
     findings = {f["id"]: f for f in document["findings"]}
     visibility = findings["gpu-visibility-env:HIP_VISIBLE_DEVICES"]
     assert visibility["status"] == "fail" and visibility["message"].startswith("In the Jupyter kernel 'Torch-CPU'")
-    assert visibility["fix"][0]["argv"][:6] == [sys.executable, "-m", "ipykernel", "install", "--user", "--name"]
+    step = visibility["fix"][0]
+    assert (step["kind"], step["name"], step["value"]) == ("kernel_env", "HIP_VISIBLE_DEVICES", None)
+    assert step["path"] == str(home / ".local/share/jupyter/kernels/Torch-CPU/kernel.json")
 
 
 def test_a_malformed_or_missing_kernel_is_one_line(doctor, fixture_text, isolated_env):

@@ -112,18 +112,18 @@ def test_kernelspec_list_annotated_by_its_author_is_not_json(fixture_text):
               '"ipykernel_launcher", "-f", "{connection_file}"], "env": {}, "display_name": "Python 3"}}}}'
     specs, problem = kernelspec.kernelspec_list(listing)
     assert problem is None and specs["python3"]["resource_dir"] == "/k/python3"
-    assert kernelspec.ipykernel_shape(specs["python3"]["spec"]["argv"])
+    assert specs["python3"]["spec"]["argv"][2] == "ipykernel_launcher"
 
 
 def test_kernel_json_files(fixture_text):
     spec, problem = kernelspec.kernel_json(fixture_text("jupyter/nsls2-conda-env-python-kernel.json"))
     assert problem is None and spec["argv"][0] == "/opt/conda_envs/collection-2020-2.0rc9/bin/python"
-    assert kernelspec.is_python(spec["argv"][0]) and not kernelspec.ipykernel_shape(spec["argv"])  # extra options
+    assert kernelspec.is_python(spec["argv"][0]) and spec["argv"][-1] == "widget"  # extra ipykernel options
     assert spec["env"] == {} and spec["display_name"] == "Collection (2020-2.0rc9)"
     wrapper, _ = kernelspec.kernel_json(fixture_text("jupyter/hpc-pytorch-module-load-wrapper-script-kernel.json"))
     assert not kernelspec.is_python(wrapper["argv"][0])
     omero, _ = kernelspec.kernel_json(fixture_text("jupyter/omero-venv-python-kernel.json"))
-    assert kernelspec.ipykernel_shape(omero["argv"])
+    assert kernelspec.is_python(omero["argv"][0]) and omero["argv"][1:] == ["-m", "ipykernel", "-f", "{connection_file}"]
     spec, problem = kernelspec.kernel_json(fixture_text("jupyter/singularity-kernel-missing-comma-malformed.json"))
     assert spec is None and problem.startswith("kernel.json is not valid JSON (Expecting ',' delimiter")
     assert kernelspec.kernel_json('{"argv": []}')[1].startswith("kernel.json has no argv")

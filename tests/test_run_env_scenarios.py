@@ -32,14 +32,18 @@ def test_the_service_lacking_the_shells_override_comes_first_with_the_drop_in(re
     assert first["finding"] == "service-env-differs:HSA_OVERRIDE_GFX_VERSION"
     assert {"gfx-not-in-torch-arch-list:0", "hsa-override-gfx-version:0"} <= set(first["symptoms"])
     steps = {item["id"]: item["step"] for item in document["diagnosis"]["plan"]}
-    assert [steps[i]["argv"] for i in first["plan"]] == [["sudo", "systemctl", "edit", "ollama.service"],
-                                                          ["sudo", "systemctl", "restart", "ollama.service"]]
-    assert 'Environment="HSA_OVERRIDE_GFX_VERSION=10.3.0"' in steps[first["plan"][0]]["description"]
+    dropin, reload, restart = [steps[i] for i in first["plan"]]
+    assert (dropin["kind"], dropin["unit"], dropin["name"], dropin["value"], dropin["apply"]) == (
+        "unit_env", "ollama.service", "HSA_OVERRIDE_GFX_VERSION", "10.3.0", "auto")
+    assert dropin["path"] == "/etc/systemd/system/ollama.service.d/rocm-doctor.conf"
+    assert [reload["argv"], restart["argv"]] == [["sudo", "systemctl", "daemon-reload"],
+                                                 ["sudo", "systemctl", "restart", "ollama.service"]]
+    assert reload["apply"] == restart["apply"] == "print-only"  # fix restarts nothing
     findings = {f["id"]: f for f in document["findings"]}
     assert "~/.bashrc:118: export HSA_OVERRIDE_GFX_VERSION=10.3.0" in findings[first["finding"]]["evidence"]
     override = findings["hsa-override-gfx-version:0"]
     assert override["message"].startswith("In the ollama.service environment: ")
-    assert [s["kind"] for s in override["fix"]] == ["run_command", "run_command"]  # never ~/.bashrc for a service
+    assert [s["kind"] for s in override["fix"]] == ["unit_env", "run_command", "run_command"]  # never ~/.bashrc
     summary = findings["service-env-differs"]["evidence"]
     assert any("PATH=$PATH: systemd does not expand" in line for line in summary)
     assert document["target"]["environment"].startswith("the ollama.service environment")
@@ -49,13 +53,22 @@ def test_the_human_report_says_which_environment_it_judged(doctor):
     result = doctor("check", "--from", str(SNAPSHOTS / f"{OLLAMA}.json"))
     assert "Judging the ollama.service environment" in result.stdout
     assert "In the ollama.service environment: GPU 0" in result.stdout
-    assert "sudo systemctl edit ollama.service" in result.stdout
+    assert 'Environment="HSA_OVERRIDE_GFX_VERSION=10.3.0" in /etc/systemd/system/ollama.service.d/rocm-doctor.conf' \
+        in result.stdout
+    assert "\n          sudo systemctl daemon-reload\n" in result.stdout
 
 
 def test_fix_dry_run_plans_the_same_steps(doctor, replayed):
     document = replayed(OLLAMA)
     dry = doctor("fix", "--dry-run", "--json", "--from", str(SNAPSHOTS / f"{OLLAMA}.json"))
-    assert [s["id"] for s in json.loads(dry.stdout)["steps"]] == [i["id"] for i in document["diagnosis"]["plan"]]
+    planned = json.loads(dry.stdout)["steps"]
+    assert [s["id"] for s in planned] == [i["id"] for i in document["diagnosis"]["plan"]]
+    change = planned[0]["change"]
+    assert (change["type"], change["path"], change["new"], change["new_file"]) == (
+        "drop-in", "/etc/systemd/system/ollama.service.d/rocm-doctor.conf",
+        'Environment="HSA_OVERRIDE_GFX_VERSION=10.3.0"', True)
+    assert [s["manual_commands"] for s in planned[1:]] == [["sudo systemctl daemon-reload"],
+                                                           ["sudo systemctl restart ollama.service"]]
 
 
 def test_a_kernel_running_another_interpreter_is_judged_for_that_interpreter(replayed):
@@ -108,27 +121,16 @@ def kernel(env):
     spec = {"argv": ["/home/user/rocm/bin/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
             "display_name": "ROCm", "language": "python", "env": env}
     return {"probes": {"run.request": {"kind": "jupyter", "name": "rocm"},
-                       "run.kernel": {"resource_dir": path.rsplit("/", 1)[0], "kernel_json": path,
-                                      "location": {"kind": "user"}}},
+                       "run.kernel": {"resource_dir": path.rsplit("/", 1)[0], "kernel_json": path}},
             "files": {path: {"path": path, "exists": True, "content": json.dumps(spec)}}}
 
 
-def judged(observations, env):
-    from rocm_doctor.facts.observations import Observations
-    from rocm_doctor.interpret import run_env
-
-    return run_env.compose(Observations.from_dict(dict(observations, env=env, platform={"os": "linux"})))
-
-
 def test_the_override_check_on_a_service_writes_a_drop_in_not_the_bashrc():
-    service = unit()
-    fixed = judged(service, SHELL)
-    fixed["env"]["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
     after = assert_fix_passes(Case(
-        name="override-missing-in-a-service", check="hsa-override-gfx-version", env=SHELL, observations=service,
+        name="override-missing-in-a-service", check="hsa-override-gfx-version", env=SHELL, observations=unit(),
         facts={"gpu.inventory": [RX6600], **TORCH}, expect={"hsa-override-gfx-version:0": "warn"},
         text=["In the ollama.service environment: GPU 0", "Environment=\"HSA_OVERRIDE_GFX_VERSION=10.3.0\""],
-        after={"run_command": {"run.env": fixed}}))
+        after={"run_command": {}}))
     assert after[0].message.startswith("In the ollama.service environment: HSA_OVERRIDE_GFX_VERSION=10.3.0 is the right")
 
 
@@ -138,8 +140,8 @@ def test_a_variable_to_remove_from_a_service_becomes_unset_environment():
                              expect={"gpu-visibility-env:HIP_VISIBLE_DEVICES": "fail"}))
     (fail,) = [f for f in findings if f.status.value == "fail"]
     assert fail.message.startswith("In the ollama.service environment: HIP_VISIBLE_DEVICES is set but empty")
-    assert "UnsetEnvironment=HIP_VISIBLE_DEVICES" in fail.fix[0].description
-    assert [s.kind for s in fail.fix] == ["run_command", "run_command"]
+    assert fail.fix[0].line() == "UnsetEnvironment=HIP_VISIBLE_DEVICES"
+    assert [s.kind for s in fail.fix] == ["unit_env", "run_command", "run_command"]
 
 
 def test_a_kernel_json_setting_is_changed_in_kernel_json():
@@ -148,9 +150,10 @@ def test_a_kernel_json_setting_is_changed_in_kernel_json():
                              expect={"gpu-visibility-env:HIP_VISIBLE_DEVICES": "fail"}))
     (fail,) = [f for f in findings if f.status.value == "fail"]
     assert fail.message.startswith("In the Jupyter kernel 'rocm' environment: ")
-    (step,) = fail.fix
-    assert step.argv() == ["/home/user/rocm/bin/python", "-m", "ipykernel", "install", "--user", "--name", "rocm",
-                           "--display-name", "ROCm", "--env", "MIOPEN_USER_DB_PATH", "/tmp/db"]
+    step, restart = fail.fix
+    assert (step.kind, step.kernel, step.name, step.value) == ("kernel_env", "rocm", "HIP_VISIBLE_DEVICES", None)
+    assert step.path == "/home/user/.local/share/jupyter/kernels/rocm/kernel.json"
+    assert restart.kind == "advice" and "Restart the kernel 'rocm'" in restart.text
 
 
 def test_a_variable_the_kernel_inherits_is_removed_where_the_server_gets_it():

@@ -279,24 +279,28 @@ def test_the_child_tries_the_imports_only_where_the_metadata_disagree():
     assert child.disagreement([same], "torchvision") is None  # no torch: nothing to compare
 
 
-def test_the_family_child_runs_in_the_same_environment_as_the_torch_probe():
+def test_the_family_child_runs_in_the_same_environment_as_the_torch_probe(monkeypatch):
     """Under --unit or --kernel the target interpreter runs with the service's environment: both children get it."""
+    from rocm_doctor.engine import runner
+    from rocm_doctor.facts.command import CommandResult
+    from rocm_doctor.facts.observations import Observations
     from rocm_doctor.probes import torch_family, torch_probe
-    from rocm_doctor.probes._base import ProbeContext
+    from rocm_doctor.probes._base import ProbeContext, Recorder
 
-    class Recording:
-        def __init__(self, context):
-            self.context, self.envs = context, {}
+    envs = {}
 
-        def command(self, key, argv, timeout=None, env=None, **kwargs):
-            self.envs[key] = env
+    def run(argv, timeout=None, env=None, **kwargs):
+        envs[Path(argv[-1]).name] = dict(env)
+        return CommandResult(argv=list(argv), returncode=0, stdout="")
 
+    monkeypatch.setattr(runner, "run", run)
     shell = {"PATH": "/usr/bin", "PYTHONPATH": "/home/user/shell-only"}
     service = {"PATH": "/usr/bin", "HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
     context = ProbeContext(python="/usr/bin/python3", python_reason="test", platform_os="linux", env=shell,
                            torch_env=service)
-    recorder = Recording(context)
+    recorder = Recorder(Observations(), context)
     torch_probe.collect(recorder)
     torch_family.collect(recorder)
-    family, probe = recorder.envs[torch_family.COMMAND_KEY], recorder.envs[torch_probe.COMMAND_KEY]
+    family, probe = envs[Path(str(torch_family.CHILD)).name], envs[Path(str(torch_probe.CHILD)).name]
     assert family == probe and family["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0" and "PYTHONPATH" not in family
+    assert recorder.observations.command(torch_probe.COMMAND_KEY).environment is not None

@@ -18,6 +18,8 @@ from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_optio
                                      torch_timeout_option)
 
 LATEST = "latest"
+RECHECKED = {"resolved": "resolved (no longer reported)",
+             "after-reload": "written; systemd reads it once you run the reload and restart steps below"}
 
 
 def _interactive() -> bool:
@@ -75,8 +77,8 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
         if shell is None:
             raise DoctorUsageError(f"--shell {shell_name}: unknown shell (one of {', '.join(SHELLS)})")
 
-    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives),
-                              chosen_run_env(unit, user_unit, kernel, from_file))
+    run_target = chosen_run_env(unit, user_unit, kernel, from_file)
+    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives), run_target)
     plan = report.diagnosis.plan
     unknown = [i for i in only if i not in _known_ids(report)]
     if unknown:
@@ -112,7 +114,8 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     if to_apply and not _confirm(f"Apply {len(to_apply)} change(s)?", yes):
         click.echo("Nothing was changed.", err=True)
         raise SystemExit(EXIT_PROBLEMS)
-    _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, bool(manual))
+    _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, bool(manual),
+           run_target)
 
 
 def _known_ids(report) -> set:
@@ -145,6 +148,7 @@ def _context(report, facts, from_file, shell, allow_install):
     home_var = env.get("USERPROFILE") if os_name == "windows" else env.get("HOME")
     home = Path(home_var) if home_var else Path.home()
     installed = {"torch": facts.get("torch.version")} if facts.get("torch.version") else {}
+    run = facts.get("run.env")
     return Context(
         os=os_name,
         shell=shell or detect_shell(env, os_name),
@@ -153,6 +157,7 @@ def _context(report, facts, from_file, shell, allow_install):
         registry=default_registry() if live and os_name == "windows" else None,
         allow_install=allow_install,
         installed=installed,
+        target_env=dict(run.get("env") or {}) if isinstance(run, dict) else {},
     )
 
 
@@ -177,7 +182,8 @@ def _nothing_to_fix(report, only, as_json, ctx, target):
     raise SystemExit(EXIT_PROBLEMS if open_findings else EXIT_OK)
 
 
-def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, manual_left):
+def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, manual_left,
+           run_target):
     from rocm_doctor.fix import render
     from rocm_doctor.fix.apply import ALREADY, APPLIED, ApplyError, apply_plan, preflight
     from rocm_doctor.fix.journal import Journal, JournalError
@@ -201,24 +207,19 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
         outcome = apply_plan(plan.items, ctx, journal, on_result=show)
     except JournalError as exc:
         raise DoctorUsageError(f"{exc}; `rocm-doctor fix --undo {journal.run_id}` reverts what was done") from None
+    from rocm_doctor.fix.verify import findings_after, is_fixed, waits_for_reload
+
     verification = None
     effective = [r for r in outcome.results if r.outcome in (APPLIED, ALREADY)]
-    if effective and not no_verify and not outcome.error:
+    checked = [r for r in effective if not waits_for_reload(r.preview.step)]
+    if checked and not no_verify and not outcome.error:
         from rocm_doctor.fix.verify import new_environment, verify
 
-        checks = sorted({c for r in effective for c in r.preview.item.checks})
-        env = new_environment(ctx, [r.preview for r in effective])
-        verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120)
-    rechecked = {}
-    if verification is not None and not verification.error:
-        from rocm_doctor.fix.verify import is_fixed, outcome as recheck
-
-        for r in effective:
-            for finding_id in r.preview.item.findings:
-                rechecked[finding_id] = recheck(verification, finding_id, finding_id.split(":", 1)[0])
-        still_failing = [f for f, status in rechecked.items() if not is_fixed(status)]
-    else:
-        still_failing = []
+        checks = sorted({c for r in checked for c in r.preview.item.checks})
+        env = new_environment(ctx, [r.preview for r in checked])
+        verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120, run_target=run_target)
+    rechecked = {} if no_verify or outcome.error else findings_after(verification, effective)
+    still_failing = [f for f, status in rechecked.items() if not is_fixed(status)]
 
     if as_json:
         out = render.plan_json(previews, ctx, target, dry_run=False)
@@ -226,23 +227,23 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
         out.update({"run": journal.run_id, "journal": str(journal.folder), "error": outcome.error,
                     "results": [{"number": r.preview.item.number, "outcome": r.outcome, "message": r.message}
                                 for r in outcome.results]})
-        if verification is not None:
-            out["verification"] = {"findings": rechecked, "error": verification.error, "argv": verification.argv}
+        if verification is not None or rechecked:
+            out["verification"] = {"findings": rechecked, "error": verification.error if verification else None,
+                                   "argv": verification.argv if verification else []}
         click.echo(json.dumps(out, indent=2))
     else:
-        if verification is not None:
-            if verification.error:
-                click.echo(f"Re-check: {verification.error}")
-            else:
-                click.echo("Re-checked in a fresh process with the new environment:")
-                for finding_id, status in sorted(rechecked.items()):
-                    click.echo(f"  {finding_id}: {'now ' + status if status != 'resolved' else 'resolved (no longer reported)'}")
+        if verification is not None and verification.error:
+            click.echo(f"Re-check: {verification.error}")
+        elif rechecked:
+            click.echo("Re-checked in a fresh process with the new environment:" if verification else "After the fix:")
+            for finding_id, status in sorted(rechecked.items()):
+                click.echo(f"  {finding_id}: {RECHECKED.get(status, 'now ' + status)}")
         if outcome.applied:
             click.echo(f"Journal: {journal.folder} — `rocm-doctor fix --undo` reverts run {journal.run_id}.")
-        if any(r.preview.step.after != "nothing" for r in outcome.applied):
+        if any(r.preview.step.after not in ("nothing", "restart") for r in outcome.applied):
             click.echo("Open a new shell (or run the 'this shell now' commands above) for the changes to take effect.")
         if manual_left:
-            click.echo("Some steps are print-only: run the commands shown above yourself.")
+            _echo_lines(render.next_lines(previews))
     if outcome.error:
         click.echo(f"rocm-doctor: error: {outcome.error}"
                    + (f"; `rocm-doctor fix --undo {journal.run_id}` reverts the steps before it" if outcome.applied else ""),

@@ -26,7 +26,7 @@ GPU_ENV_PREFIXES = ("ROCM", "HIP", "HSA_", "HCC_", "AMD_", "GPU_", "ROCR_", "ROC
 GPU_ENV_NAMES = {"PATH", "LIBRARY_PATH", "CPATH", "PATHEXT"}
 # Measurements and reachability differ on every run; their verdicts are compared as findings instead.
 NOT_COMPARED = {"bench.results", "gpu.kernels", "collectives.results", "online.package_index"}
-VOLATILE_LEAVES = {"duration_s", "seconds", "import_seconds", "elapsed_s", "argv", "self_pid"}
+VOLATILE_LEAVES = {"duration_s", "seconds", "import_seconds", "import_s", "elapsed_s", "argv", "self_pid"}
 # Readings of the moment (use, memory, clocks, power): they matter when a failing check needs them, and are no
 # change of the setup otherwise.
 LIVE_FACTS = ("gpu.live",)

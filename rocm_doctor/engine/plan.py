@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence
 
 from rocm_doctor.engine.model import Finding
-from rocm_doctor.engine.remedy import AddUserToGroup, PipInstall, SetEnv, Step, UnsetEnv, _EnvStep, _PathStep
+from rocm_doctor.engine.steps import (AddUserToGroup, KernelEnv, PipInstall, SetEnv, Step, UnitEnv, UnsetEnv, _EnvStep,
+                                      _PathStep, _ProgramEnvStep)
 
 
 @dataclass
@@ -120,7 +121,10 @@ def change_key(step: Step) -> str:
 
 def touches(step: Step) -> Optional[tuple[str, str]]:
     """The environment variable and scope a step changes (None for other kinds): unsetting a variable in the user
-    and the machine scope are two changes, setting and unsetting it in one scope contradict each other."""
+    and the machine scope are two changes, setting and unsetting it in one scope contradict each other. A service's
+    or kernel's settings file is a scope of its own."""
+    if isinstance(step, _ProgramEnvStep):
+        return step.name, step.path
     return (step.name, step.scope) if isinstance(step, _EnvStep) else None
 
 
@@ -137,6 +141,9 @@ def step_id(step: Step) -> str:
         return _slug("install-" + "-".join(step.packages[:2])) + f"-{digest}"
     if isinstance(step, AddUserToGroup):
         return _slug("group-" + "-".join(step.groups))
+    if isinstance(step, (UnitEnv, KernelEnv)):
+        where = step.unit if isinstance(step, UnitEnv) else f"kernel-{step.kernel}"
+        return _slug(f"{'set' if step.value is not None else 'unset'}-{step.name}-{where}") + f"-{digest}"
     return _slug(step.kind) + f"-{digest}"
 
 

@@ -1,330 +1,23 @@
-"""Fix steps as data: what a finding's remedy changes, not code that changes it.
-
-Checks build steps with the constructors at the bottom (`set_env`, `path_prepend`, `pip_install`, ...) and attach
-them to findings; `rocm-doctor fix` renders, applies, journals and undoes them. A step is a dataclass with a
-`kind` discriminator and round-trips through JSON (`to_dict` / `step_from_dict`), so plans survive `--json`,
-snapshots and the verification child. How a step may be applied (automatically, only with an explicit flag, or
-only printed) and what it takes to take effect (a new shell, a re-login, a reboot) are derived from the step, never
-read back from JSON: a report file cannot turn a sudo command into an automatic one.
+"""A finding's remedy: the steps a check attaches, built with the constructors here (`set_env`, `path_prepend`,
+`pip_install`, ...), the alternatives it names, and both read back from a report's JSON (`step_from_dict`,
+`steps_from_raw`). The step kinds themselves are rocm_doctor/engine/steps.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, Sequence, Union
-
-# How a step can be applied.
-AUTO = "auto"  # `fix` applies it after confirmation
-FLAG = "flag"  # applied only when the user passes `Step.flag` (e.g. --allow-install: it downloads)
-PRINT = "print-only"  # needs sudo/administrator or is interactive: `fix` prints the command
-
-# What the user must do before the change is visible.
-AFTER_NOTHING = "nothing"
-AFTER_NEW_SHELL = "new-shell"
-AFTER_RELOGIN = "relogin"
-AFTER_REBOOT = "reboot"
-
-SCOPES = ("process", "user", "machine")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-class StepError(ValueError):
-    """A step was built or loaded with invalid fields."""
-
-
-@dataclass
-class Step:
-    """Base of every step. `note` is one line saying why, shown in the plan."""
-
-    kind: ClassVar[str] = ""
-    note: str = ""
-
-    @property
-    def mode(self) -> str:
-        return AUTO
-
-    @property
-    def flag(self) -> Optional[str]:
-        """The CLI flag that unlocks a FLAG step."""
-        return None
-
-    @property
-    def why_manual(self) -> str:
-        """Why a PRINT/FLAG step is not applied automatically (empty for AUTO)."""
-        return ""
-
-    @property
-    def after(self) -> str:
-        return AFTER_NOTHING
-
-    def summary(self) -> str:  # pragma: no cover - every kind overrides it
-        return self.kind
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, (list, tuple)) else value
-        out["apply"] = self.mode
-        if self.flag:
-            out["flag"] = self.flag
-        out["after"] = self.after
-        return out
-
-
-@dataclass
-class _EnvStep(Step):
-    name: str = ""
-    scope: str = "user"
-
-    def __post_init__(self) -> None:
-        if not _NAME.match(self.name or ""):
-            raise StepError(f"not an environment variable name: {self.name!r}")
-        if self.scope not in SCOPES:
-            raise StepError(f"scope must be one of {', '.join(SCOPES)}, not {self.scope!r}")
-
-    @property
-    def mode(self) -> str:
-        # process scope lives only in the user's running shell: we can only print it. machine scope needs root/admin.
-        return AUTO if self.scope == "user" else PRINT
-
-    @property
-    def why_manual(self) -> str:
-        if self.scope == "process":
-            return "applies to your running shell only; run it there"
-        if self.scope == "machine":
-            return "machine-wide: needs sudo/administrator"
-        return ""
-
-    @property
-    def after(self) -> str:
-        return AFTER_NOTHING if self.scope == "process" else AFTER_NEW_SHELL
-
-
-@dataclass
-class SetEnv(_EnvStep):
-    kind: ClassVar[str] = "set_env"
-    value: str = ""
-
-    def summary(self) -> str:
-        return f"set {self.name}={self.value} ({self.scope})"
-
-
-@dataclass
-class UnsetEnv(_EnvStep):
-    kind: ClassVar[str] = "unset_env"
-
-    def summary(self) -> str:
-        return f"unset {self.name} ({self.scope})"
-
-
-@dataclass
-class _PathStep(_EnvStep):
-    name: str = "PATH"
-    entry: str = ""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not self.entry or any(sep in self.entry for sep in ("\n", "\r", "\0")):
-            raise StepError(f"not a path entry: {self.entry!r}")
-
-
-@dataclass
-class PathPrepend(_PathStep):
-    """Put `entry` first in a list variable (PATH, LD_LIBRARY_PATH, ...); other entries keep their order."""
-
-    kind: ClassVar[str] = "path_prepend"
-
-    def summary(self) -> str:
-        return f"put {self.entry} first in {self.name} ({self.scope})"
-
-
-@dataclass
-class PathRemove(_PathStep):
-    """Drop every occurrence of `entry` from a list variable; other entries keep their order."""
-
-    kind: ClassVar[str] = "path_remove"
-
-    def summary(self) -> str:
-        return f"remove {self.entry} from {self.name} ({self.scope})"
-
-
-@dataclass
-class PipInstall(Step):
-    """`<python> -m pip install ...` in the target interpreter (never the doctor's own, unless that is the target)."""
-
-    kind: ClassVar[str] = "pip_install"
-    python: str = ""
-    packages: list = field(default_factory=list)
-    index_url: Optional[str] = None
-    extra_args: list = field(default_factory=list)
-    installer: str = "pip"  # uv: an environment uv made has no pip, `uv pip install --python` installs into it
-
-    def __post_init__(self) -> None:
-        if not self.python or not self.packages:
-            raise StepError("pip_install needs an interpreter and at least one package")
-        self.packages = [str(p) for p in self.packages]
-        self.extra_args = [str(a) for a in self.extra_args]
-
-    @property
-    def mode(self) -> str:
-        return FLAG
-
-    @property
-    def flag(self) -> Optional[str]:
-        return "--allow-install"
-
-    @property
-    def why_manual(self) -> str:
-        return "downloads packages"
-
-    def argv(self) -> list[str]:
-        head = ["uv", "pip", "install", "--python", self.python] if self.installer == "uv" else [self.python, "-m", "pip", "install"]
-        argv = [*head, *self.extra_args, *self.packages]
-        if self.index_url:
-            argv += ["--index-url", self.index_url]
-        return argv
-
-    def summary(self) -> str:
-        where = f" from {self.index_url}" if self.index_url else ""
-        return f"install {' '.join(self.packages)}{where} into {self.python}"
-
-
-@dataclass
-class AddUserToGroup(Step):
-    """Linux group membership for GPU device nodes; needs sudo and a re-login, so it is printed only."""
-
-    kind: ClassVar[str] = "add_user_to_group"
-    groups: list = field(default_factory=lambda: ["render", "video"])
-    user: str = "$USER"
-
-    @property
-    def mode(self) -> str:
-        return PRINT
-
-    @property
-    def why_manual(self) -> str:
-        return "needs sudo"
-
-    @property
-    def after(self) -> str:
-        return AFTER_RELOGIN
-
-    def argv(self) -> list[str]:
-        return ["sudo", "usermod", "-aG", ",".join(self.groups), self.user]
-
-    def summary(self) -> str:
-        return f"add {self.user} to the groups {', '.join(self.groups)}"
-
-
-VS_INSTALLER = r"C:\Program Files (x86)\Microsoft Visual Studio\Installer\setup.exe"
-
-
-@dataclass
-class VsComponent(Step):
-    """Add Visual Studio / Build Tools components with the VS installer; needs administrator and a download."""
-
-    kind: ClassVar[str] = "vs_component"
-    components: list = field(default_factory=list)
-    install_path: Optional[str] = None
-    installer: str = VS_INSTALLER
-
-    def __post_init__(self) -> None:
-        if not self.components:
-            raise StepError("vs_component needs at least one component id")
-
-    @property
-    def mode(self) -> str:
-        return PRINT
-
-    @property
-    def why_manual(self) -> str:
-        return "needs administrator and downloads components"
-
-    @property
-    def after(self) -> str:
-        return AFTER_NEW_SHELL
-
-    def argv(self) -> list[str]:
-        argv = [self.installer, "modify"]
-        if self.install_path:
-            argv += ["--installPath", self.install_path]
-        for component in self.components:
-            argv += ["--add", component]
-        return argv + ["--passive", "--norestart"]
-
-    def summary(self) -> str:
-        return f"add Visual Studio component(s) {', '.join(self.components)}"
-
-
-@dataclass
-class RunCommand(Step):
-    """Any other command the user should run; always printed, never run by `fix`."""
-
-    kind: ClassVar[str] = "run_command"
-    argv_: list = field(default_factory=list)
-    description: str = ""
-    needs_admin: bool = False
-    then: str = AFTER_NOTHING
-
-    def __post_init__(self) -> None:
-        if not self.argv_:
-            raise StepError("run_command needs a command")
-        if self.then not in (AFTER_NOTHING, AFTER_NEW_SHELL, AFTER_RELOGIN, AFTER_REBOOT):
-            raise StepError(f"unknown 'then': {self.then!r}")
-
-    @property
-    def mode(self) -> str:
-        return PRINT
-
-    @property
-    def why_manual(self) -> str:
-        return "needs sudo/administrator" if self.needs_admin else "run it yourself"
-
-    @property
-    def after(self) -> str:
-        return self.then
-
-    def argv(self) -> list[str]:
-        return [str(a) for a in self.argv_]
-
-    def summary(self) -> str:
-        return self.description or " ".join(self.argv())
-
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        out["argv"] = out.pop("argv_")
-        return out
-
-
-@dataclass
-class Advice(Step):
-    """Something only the user can do that is no command (enrol a key in the firmware, pick a driver in a UI)."""
-
-    kind: ClassVar[str] = "advice"
-    text: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.text.strip():
-            raise StepError("advice needs a text")
-
-    @property
-    def mode(self) -> str:
-        return PRINT
-
-    @property
-    def why_manual(self) -> str:
-        return "only you can do this"
-
-    def summary(self) -> str:
-        return self.text
-
+from typing import Any, Optional, Sequence, Union
+
+from rocm_doctor.engine.steps import (Advice, AddUserToGroup, KernelEnv, PathPrepend, PathRemove, PipInstall,
+                                      RunCommand, SetEnv, Step, StepError, UnitEnv, UnsetEnv, VsComponent)
+# The values of run_command's `then` (what it takes before the change is visible), named here for check authors.
+from rocm_doctor.engine.steps import AFTER_NEW_SHELL, AFTER_NOTHING, AFTER_REBOOT, AFTER_RELOGIN  # noqa: F401
 
 KINDS: dict[str, type[Step]] = {
     cls.kind: cls
-    for cls in (SetEnv, UnsetEnv, PathPrepend, PathRemove, PipInstall, AddUserToGroup, VsComponent, RunCommand, Advice)
+    for cls in (SetEnv, UnsetEnv, PathPrepend, PathRemove, PipInstall, AddUserToGroup, VsComponent, RunCommand, Advice,
+                UnitEnv, KernelEnv)
 }
 _DERIVED = {"kind", "apply", "flag", "after"}
 
@@ -405,6 +98,17 @@ def run_command(
 def advice(text: str, note: str = "") -> Advice:
     """A step the user does by hand that no command expresses; shown in the plan, never applied."""
     return Advice(text=text, note=note)
+
+
+def unit_env(unit: str, path: str, name: str, value: Optional[str], user: bool = False, note: str = "") -> UnitEnv:
+    """Set NAME=value (value None: remove it) for a systemd unit, in rocm-doctor's drop-in `path`; fix writes it,
+    the user reloads systemd and restarts the unit."""
+    return UnitEnv(unit=unit, path=path, name=name, value=value, user=user, note=note)
+
+
+def kernel_env(kernel: str, path: str, name: str, value: Optional[str], note: str = "") -> KernelEnv:
+    """Set NAME=value (value None: remove it) in the "env" of a Jupyter kernel's kernel.json at `path`."""
+    return KernelEnv(kernel=kernel, path=path, name=name, value=value, note=note)
 
 
 @dataclass

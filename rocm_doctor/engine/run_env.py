@@ -2,9 +2,10 @@
 
 Facts.env is then that environment and records the variables a check reads from it. A finding of such a check that
 names one of them (or any finding of an environment check) says which environment it judged, and its environment
-steps become the change that reaches that environment: for a systemd unit a drop-in (`systemctl edit`, which reloads
-systemd when saved) and a restart; for a Jupyter kernel an entry in kernel.json's env. A step into ~/.bashrc would
-never reach a service. So every existing environment check works on a service or kernel without changes of its own.
+steps become the change that reaches that environment: for a systemd unit a line in rocm-doctor's drop-in, then
+reloading systemd and restarting the unit (printed: fix restarts nothing); for a Jupyter kernel an entry in
+kernel.json's env, then restarting the kernel. A step into ~/.bashrc would never reach a service. So every existing
+environment check works on a service or kernel without changes of its own.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import re
 from typing import Optional
 
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.steps import DROPIN, PathPrepend, PathRemove, SetEnv, Step, UnsetEnv
 from rocm_doctor.engine.model import Check, Finding, Status
 from rocm_doctor.facts.facts import RUN_ENV, Facts
 from rocm_doctor.facts.tracked_env import LISTED, ReadTracking
 from rocm_doctor.knowledge.gpu_env_vars import matters
 
-_ENV_STEPS = (S.SetEnv, S.UnsetEnv, S.PathPrepend, S.PathRemove)
+_ENV_STEPS = (SetEnv, UnsetEnv, PathPrepend, PathRemove)
 _NAME = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
 
 
@@ -74,7 +76,7 @@ def translate(run: dict, steps: list, facts: Facts, read: set) -> list:
         if not isinstance(step, _ENV_STEPS) or not _read(step.name, read, run):
             kept.append(step)
             continue
-        if run["kind"] == "jupyter" and isinstance(step, S.UnsetEnv) and step.name not in (run.get("spec_env") or {}):
+        if run["kind"] == "jupyter" and isinstance(step, UnsetEnv) and step.name not in (run.get("spec_env") or {}):
             kept.append(step)  # the kernel inherits it from the server, which inherits it from the login environment
             continue
         at = len(kept) if at is None else at
@@ -82,71 +84,77 @@ def translate(run: dict, steps: list, facts: Facts, read: set) -> list:
         changes[step.name] = _after(step, current, sep, run)
     if at is None:
         return steps
-    return kept[:at] + steps_for(run, changes) + kept[at:]
+    return kept[:at] + steps_for(run, changes, facts.shell_env) + kept[at:]
 
 
-def _after(step: S.Step, current: Optional[str], sep: str, run: dict) -> Optional[str]:
-    if isinstance(step, S.SetEnv):
+def _after(step: Step, current: Optional[str], sep: str, run: dict) -> Optional[str]:
+    if isinstance(step, SetEnv):
         return step.value
-    if isinstance(step, S.UnsetEnv):
+    if isinstance(step, UnsetEnv):
         return None
     entries = [e for e in (current or "").split(sep) if e and e != step.entry]
-    if isinstance(step, S.PathPrepend):
+    if isinstance(step, PathPrepend):
         rest = sep.join(entries) if run["kind"] == "systemd" or current is None else f"${{{step.name}}}"
         return step.entry + (sep + rest if rest else "")
     return sep.join(entries) or None
 
 
-def steps_for(run: dict, changes: dict[str, Optional[str]]) -> list:
-    """The steps that make `changes` (variable -> new value, None: remove it) in the service or kernel."""
+def steps_for(run: dict, changes: dict[str, Optional[str]], shell_env: dict) -> list:
+    """The steps that make `changes` (variable -> new value, None: remove it) in the service or kernel, then what
+    makes it start with them; `shell_env` (HOME, XDG_CONFIG_HOME) places a user unit's drop-in."""
     if run["kind"] == "systemd":
-        return _dropin(run, changes)
+        return _dropin(run, changes, shell_env)
     return _kernel(run, changes)
 
 
-def dropin_path(run: dict) -> str:
-    folder = "~/.config/systemd/user" if run.get("scope") == "user" else "/etc/systemd/system"
-    return f"{folder}/{run['name']}.d/override.conf"
+def dropin_path(run: dict, shell_env: dict) -> str:
+    """rocm-doctor's drop-in of the unit: /etc/systemd/system/NAME.d/ for a system unit, the user's systemd/user
+    folder ($XDG_CONFIG_HOME, else ~/.config) for a user unit."""
+    folder = "/etc/systemd/system"
+    if run.get("scope") == "user":
+        home, config = shell_env.get("HOME") or "", shell_env.get("XDG_CONFIG_HOME") or ""
+        if not config.startswith("/"):  # the XDG rule: a relative value is ignored
+            config = f"{home.rstrip('/')}/.config" if home.startswith("/") else "~/.config"
+        folder = f"{config.rstrip('/')}/systemd/user"
+    return f"{folder}/{run['name']}.d/{DROPIN}"
 
 
-def _line(name: str, value: Optional[str]) -> str:
-    if value is None:
-        return f"UnsetEnvironment={name}"
-    text = f"{name}={value}".replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-    return f'Environment="{text}"'
-
-
-def _dropin(run: dict, changes: dict[str, Optional[str]]) -> list:
+def _dropin(run: dict, changes: dict[str, Optional[str]], shell_env: dict) -> list:
     unit, user = run["name"], run.get("scope") == "user"
-    base = ["systemctl", "--user"] if user else ["sudo", "systemctl"]
-    lines = "; ".join(_line(name, value) for name, value in changes.items())
-    return [
-        S.run_command(base + ["edit", unit], needs_admin=not user,
-                      description=f"add under [Service] in the editor that opens ({dropin_path(run)}): {lines} "
-                                  "(systemd reloads its configuration when you save)",
-                      note=f"{unit} reads only its own settings, never ~/.bashrc or ~/.profile"),
+    path, base = dropin_path(run, shell_env), ["systemctl", "--user"] if user else ["sudo", "systemctl"]
+    out = []
+    for name, value in changes.items():
+        elsewhere = _set_elsewhere(run, name, value)
+        out.append(S.advice(elsewhere, note=f"a drop-in's Environment= cannot change it for {unit}") if elsewhere else
+                   S.unit_env(unit, path, name, value, user=user,
+                              note=f"{unit} reads only its own settings, never ~/.bashrc or ~/.profile"))
+    return out + [
+        S.run_command(base + ["daemon-reload"], needs_admin=not user,
+                      description="reload systemd's unit files, so that it reads the changed drop-in",
+                      note="fix changes the file; systemd reads it only when told to"),
         S.run_command(base + ["restart", unit], needs_admin=not user,
                       description=f"restart {unit} so that it starts with the new environment",
                       note="a running service keeps the environment it started with"),
     ]
 
 
+def _set_elsewhere(run: dict, name: str, value: Optional[str]) -> str:
+    """Where a value set in a drop-in would not win, what to do instead: systemd reads EnvironmentFile= after
+    Environment= and applies UnsetEnvironment= last."""
+    source = (run.get("sources") or {}).get(name) or ""
+    if value is None:
+        return ""
+    if source.startswith("EnvironmentFile "):
+        return (f"Change {name} to {value} in {source.removeprefix('EnvironmentFile ')}: {run['name']} reads that file "
+                "after its Environment= settings.")
+    if name in (run.get("unset") or []):
+        return (f"Take {name} out of the UnsetEnvironment= setting of {run['name']} and set it to {value}: systemd "
+                "removes the variables named there after every Environment= setting.")
+    return ""
+
+
 def _kernel(run: dict, changes: dict[str, Optional[str]]) -> list:
-    env = {k: v for k, v in {**(run.get("spec_env") or {}), **changes}.items() if v is not None}
-    python, location = (run.get("command") or {}).get("path"), run.get("location") or {}
-    where = ["--user"] if location.get("kind") == "user" else (
-        ["--prefix", location["prefix"]] if location.get("kind") == "prefix" else None)
-    said = ", ".join(f"{k}={v}" if v is not None else f"no {k}" for k, v in changes.items())
-    restart = "then restart the kernel (Kernel > Restart) so that it starts with it"
-    if run.get("ipykernel") and where and python:
-        argv = [python, "-m", "ipykernel", "install", *where, "--name", run["name"]]
-        argv += ["--display-name", run.get("display_name") or run["name"]]
-        for name, value in env.items():
-            argv += ["--env", name, value]
-        return [S.run_command(argv, needs_admin=bool(location.get("admin")),
-                              description=f"write the kernel '{run['name']}' again with {said} in its env (the same "
-                                          f"interpreter and launcher); {restart}",
-                              note="kernel.json's env is what the kernel adds to the Jupyter server's environment")]
-    edits = "; ".join(f'set "{k}": "{v}"' if v is not None else f'remove "{k}"' for k, v in changes.items())
-    return [S.advice(f"In {run.get('kernel_json')}, in its \"env\" object, {edits}; {restart}.",
-                     note="kernel.json's env is what the kernel adds to the Jupyter server's environment")]
+    note = "kernel.json's env is what the kernel adds to the Jupyter server's environment"
+    out = [S.kernel_env(run["name"], run["kernel_json"], name, value, note=note) for name, value in changes.items()]
+    return out + [S.advice(f"Restart the kernel '{run['name']}' (Kernel > Restart in Jupyter) so that it starts with "
+                           "the new environment.", note="a running kernel keeps the environment it started with")]

@@ -40,24 +40,54 @@ class Interrupted(BaseException):
 
 @dataclass
 class _Capture:
+    """What is kept of one stream: its first `cap` bytes, or with `tail` its last ones from the start of a line (a
+    log's newest lines); `dropped` counts the bytes not kept."""
+
     cap: int
+    tail: bool = False
     chunks: list = field(default_factory=list)
     kept: int = 0
     dropped: int = 0
+    _before: bytes = b"\n"  # with `tail`: the last byte dropped so far (a newline: the kept part starts a line)
 
     def feed(self, stream) -> None:
         while True:
             chunk = stream.read(65536)
             if not chunk:
                 return
+            if self.tail:
+                self._keep_last(chunk)
+                continue
             room = self.cap - self.kept
             if room > 0:
                 self.chunks.append(chunk[:room])
                 self.kept += min(room, len(chunk))
             self.dropped += max(0, len(chunk) - max(room, 0))
 
-    def text(self) -> tuple[str, bool]:
+    def _keep_last(self, chunk: bytes) -> None:
+        """Keep the chunk; drop the oldest chunks that the last `cap` bytes no longer need (memory stays bounded)."""
+        self.chunks.append(chunk)
+        self.kept += len(chunk)
+        while self.kept - len(self.chunks[0]) >= self.cap:
+            oldest = self.chunks.pop(0)
+            self.kept -= len(oldest)
+            self.dropped += len(oldest)
+            self._before = oldest[-1:]
+
+    def _tail_bytes(self) -> bytes:
+        """The last `cap` bytes, less the rest of a line cut in two (dropped too)."""
         raw = b"".join(self.chunks)
+        start = max(0, len(raw) - self.cap)
+        before = raw[start - 1:start] if start else self._before
+        if before != b"\n":
+            newline = raw.find(b"\n", start)
+            start = newline + 1 if newline >= 0 else start
+        self.dropped += start
+        return raw[start:]
+
+    def text(self) -> tuple[str, bool]:
+        """The kept bytes decoded, and whether they were not valid UTF-8. Called once, when the stream has ended."""
+        raw = self._tail_bytes() if self.tail else b"".join(self.chunks)
         try:
             return raw.decode("utf-8"), False
         except UnicodeDecodeError:
@@ -72,11 +102,13 @@ def run(
     output_cap: int = DEFAULT_OUTPUT_CAP,
     stdin_data: Optional[bytes] = None,
     cancel: Optional[threading.Event] = None,
+    keep_tail: bool = False,
 ) -> CommandResult:
     """Run argv and return what happened. Never raises for the command's own failures. Setting `cancel` ends
-    the child's process tree as a timeout would (work started early that turned out not to be needed)."""
+    the child's process tree as a timeout would (work started early that turned out not to be needed). Output past
+    `output_cap` is dropped from the end, or with `keep_tail` from the start (a log whose newest lines matter)."""
     argv = [str(a) for a in argv]
-    result = CommandResult(argv=argv, timeout_s=timeout)
+    result = CommandResult(argv=argv, timeout_s=timeout, kept_tail=keep_tail)
     if not argv:
         result.error = "empty command"
         return result
@@ -108,7 +140,7 @@ def run(
         return result
 
     _track(proc)
-    out, err = _Capture(output_cap), _Capture(output_cap)
+    out, err = _Capture(output_cap, keep_tail), _Capture(output_cap, keep_tail)
     readers = [
         threading.Thread(target=out.feed, args=(proc.stdout,), daemon=True),
         threading.Thread(target=err.feed, args=(proc.stderr,), daemon=True),

@@ -4,7 +4,7 @@ Detection reads the environment only: SHELL on Linux/WSL/macOS (and Git Bash/MSY
 PSModulePath that includes a per-user module folder means PowerShell, otherwise cmd (ComSpec). `--shell` overrides.
 Two renderings per step: `session_lines` (type this to change the running shell now) and `rc_code` (the line kept
 in the managed block of the rc file). Values are quoted for the target shell, never pasted raw.
-It sits beside the steps (remedy) so that checks, reporters and fix render a step the same way.
+It sits beside the steps so that checks, reporters and fix render a step the same way.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 import shlex
 from typing import Mapping, Optional
 
-from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import steps as S
 
 SHELLS = ("bash", "zsh", "fish", "sh", "powershell", "cmd")
 ALIASES = {"pwsh": "powershell", "powershell.exe": "powershell", "pwsh.exe": "powershell", "cmd.exe": "cmd",

@@ -26,6 +26,8 @@ class CommandResult:
     stderr_truncated_bytes: int = 0
     invalid_utf8: bool = False
     timeout_s: Optional[float] = None
+    kept_tail: bool = False  # output past the cap was dropped from the start (the oldest lines), not the end
+    environment: Optional[str] = None  # "run.env": ran in the service's or kernel's environment; None: the shell's
 
     @property
     def ok(self) -> bool:
@@ -54,7 +56,13 @@ class CommandResult:
         return f"`{cmd}` exited with code {self.returncode} after {self.duration_s:.2f} s"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field, but `kept_tail` and `environment` only when set: a plain command's record keeps the shape
+        snapshots have always had."""
+        out = asdict(self)
+        for name in ("kept_tail", "environment"):
+            if not out[name]:
+                del out[name]
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "CommandResult":
@@ -79,6 +87,8 @@ _FIELD_TYPES = {
     "stderr_truncated_bytes": int,
     "invalid_utf8": bool,
     "timeout_s": (int, float, type(None)),
+    "kept_tail": bool,
+    "environment": (str, type(None)),
 }
 
 

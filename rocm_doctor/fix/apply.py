@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from rocm_doctor.engine import runner
+from rocm_doctor.engine.steps import AUTO
 from rocm_doctor.fix import rcfile
 from rocm_doctor.fix.changes import (
     ALREADY,
@@ -22,6 +23,7 @@ from rocm_doctor.fix.changes import (
     RegistryWrite,
     State,
     preview,
+    write_problem,
 )
 from rocm_doctor.fix.journal import Journal, sha256
 from rocm_doctor.engine.plan import PlanItem
@@ -56,13 +58,14 @@ class ApplyReport:
 
 
 def preflight(previews: list[Preview], ctx: Context) -> None:
-    """Raise ApplyError for what would fail part way (missing home, read-only rc file) before anything changes."""
+    """Raise ApplyError for what would fail part way (missing home, read-only rc file, a drop-in that needs root, a
+    kernel.json that is not JSON) before anything changes."""
     for item in previews:
-        if item.action == APPLY and isinstance(item.write, FileWrite):
-            try:
-                rcfile.check_writable(item.write.path, ctx.home)
-            except rcfile.RcFileError as exc:
-                raise ApplyError(str(exc)) from None
+        if item.error and item.step.mode == AUTO:
+            raise ApplyError(item.error)
+        problem = write_problem(item.write, ctx) if item.action == APPLY and isinstance(item.write, FileWrite) else None
+        if problem:
+            raise ApplyError(problem)
 
 
 def apply_plan(
@@ -131,13 +134,17 @@ def _apply_one(seq: int, current: Preview, ctx: Context, journal: Journal) -> No
     base = {"seq": seq, "step": current.step.to_dict(), "summary": current.step.summary(),
             "findings": current.item.findings}
     if isinstance(write, FileWrite):
-        rcfile.check_writable(write.path, ctx.home)
+        problem = write_problem(write, ctx)
+        if problem:
+            raise ApplyError(problem)
         target = rcfile.real_target(write.path)
         mode = target.stat().st_mode & 0o7777 if target.exists() else None
         backup = journal.backup(seq, write.path.name.lstrip(".") or "file", write.old) if write.old is not None else None
-        journal.append({**base, "event": "intent", "target": {"type": "file", "path": str(write.path)},
+        journal.append({**base, "event": "intent",
+                        "target": {"type": "file", "path": str(write.path), "format": write.kind},
                         "old": {"exists": write.old is not None, "sha256": sha256(write.old), "backup": backup,
-                                "mode": mode, "code": write.old_code},
+                                "mode": mode, "code": write.old_code,
+                                "created_folders": rcfile.missing_folders(target.parent)},
                         "new": {"sha256": sha256(write.new), "code": write.new_code}})
         rcfile.atomic_write(write.path, write.new)
     elif isinstance(write, RegistryWrite):

@@ -2,19 +2,21 @@
 
 The same computation serves `--dry-run` (shown, nothing touched) and apply (written, journalled). User-scope
 environment changes persist in the rc file's managed block on Linux/WSL/macOS and in HKCU\\Environment on Windows;
-process and machine scope, group membership and installers are print-only; pip runs only with --allow-install.
+a service's in rocm-doctor's systemd drop-in, a kernel's in its kernel.json; process and machine scope, group
+membership and installers are print-only; pip runs only with --allow-install.
 Previews of several steps touching one file are cumulative (an overlay stands in for the writes not yet made).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import steps as S
 from rocm_doctor.engine import shells
-from rocm_doctor.fix import pathlist, rcfile
+from rocm_doctor.fix import dropin, kerneljson, pathlist, rcfile
 from rocm_doctor.engine.plan import PlanItem
 from rocm_doctor.fix.regvalue import REG_EXPAND_SZ, REG_SZ, RegValue
 from rocm_doctor.fix.winenv import LOCATION, EnvRegistry
@@ -24,6 +26,8 @@ APPLY = "apply"
 ALREADY = "already-applied"
 NEEDS_FLAG = "needs-flag"
 PRINT = "print-only"
+
+ROOT_HINT = "re-run with sudo -E (-E keeps your shell's variables, which the plan compares)"
 
 
 @dataclass
@@ -37,6 +41,7 @@ class Context:
     registry: Optional[EnvRegistry] = None
     allow_install: bool = False
     installed: dict = field(default_factory=dict)  # package -> version, for display
+    target_env: dict = field(default_factory=dict)  # the service's or kernel's environment, with --unit / --kernel
 
     @property
     def windows(self) -> bool:
@@ -53,6 +58,9 @@ class Context:
     def rc_path(self) -> Path:
         return rcfile.rc_path(self.rc_shell, self.home, self.env, self.os)
 
+    def expand(self, path: str) -> Path:
+        return self.home / path[2:] if path.startswith("~/") else Path(path)
+
     def show_path(self, path: Path) -> str:
         try:
             return "~/" + path.relative_to(self.home).as_posix()
@@ -67,10 +75,23 @@ class FileWrite:
     new: bytes
     old_code: Optional[str]
     new_code: str
+    kind: str = "rc-file"  # rc-file, drop-in or kernel.json
+    needs_root: bool = False  # a system unit's drop-in
 
     def to_dict(self, ctx: Context) -> dict:
-        return {"type": "rc-file", "path": str(self.path), "display": ctx.show_path(self.path),
-                "old": self.old_code, "new": self.new_code}
+        return {"type": self.kind, "path": str(self.path), "display": ctx.show_path(self.path),
+                "old": self.old_code, "new": self.new_code, "new_file": self.old is None}
+
+
+def write_problem(write: FileWrite, ctx: Context) -> Optional[str]:
+    """Why `write` would fail (one line), None when it can be made."""
+    try:
+        rcfile.check_writable(write.path, ctx.home if write.kind == "rc-file" else None)
+    except rcfile.RcFileError as exc:
+        if write.needs_root and hasattr(os, "geteuid") and os.geteuid() != 0:
+            return f"writing {write.path} needs root; nothing was changed: {ROOT_HINT}"
+        return str(exc)
+    return None
 
 
 @dataclass
@@ -100,6 +121,7 @@ class Preview:
     item: PlanItem
     action: str
     why: str = ""  # why print-only / needs a flag / cannot persist
+    error: str = ""  # the target cannot be read or changed (apply refuses the plan)
     variable: Optional[str] = None
     env_old: Optional[str] = None
     env_new: Optional[str] = None
@@ -171,6 +193,8 @@ def preview(item: PlanItem, ctx: Context, state: State) -> Preview:
     step = item.step
     if isinstance(step, (S.SetEnv, S.UnsetEnv, S.PathPrepend, S.PathRemove)):
         return _preview_env(item, step, ctx, state)
+    if isinstance(step, (S.UnitEnv, S.KernelEnv)):
+        return _preview_program(item, step, ctx, state)
     if isinstance(step, S.PipInstall):
         result = Preview(item, APPLY if ctx.allow_install else NEEDS_FLAG, why="" if ctx.allow_install else step.why_manual)
         result.write = CommandRun(step.argv())
@@ -212,6 +236,30 @@ def _preview_rc(result: Preview, step: S._EnvStep, ctx: Context, state: State) -
     result.manual = [f"add to {ctx.show_path(path)}: {code}"]
     if old_code == code:
         result.action = ALREADY
+    return result
+
+
+def _preview_program(item: PlanItem, step: S.Step, ctx: Context, state: State) -> Preview:
+    """A service's drop-in or a kernel's kernel.json, previewed and written like the rc file."""
+    path, unit = ctx.expand(step.path), isinstance(step, S.UnitEnv)
+    old = state.read_file(path)
+    if unit:
+        text = rcfile.decode(old or b"")
+        new, old_code = rcfile.encode(dropin.with_line(text, step.name, step.line())), dropin.current(text, step.name)
+    elif old is None:
+        raise rcfile.RcFileError(f"{path} does not exist; nothing was changed")
+    else:
+        new, old_code = kerneljson.with_env(old, path, step.name, step.value), kerneljson.current(old, path, step.name)
+    new_code = step.line() if unit else step.entry()
+    result = Preview(item, APPLY, variable=step.name, env_old=ctx.target_env.get(step.name), env_new=step.value)
+    result.write = FileWrite(path, old, new, old_code, new_code, kind="drop-in" if unit else "kernel.json",
+                             needs_root=unit and not step.user)
+    result.manual = [f"in {ctx.show_path(path)}: {new_code}"]
+    problem = write_problem(result.write, ctx) if old != new else None
+    if old == new:
+        result.action = ALREADY
+    elif problem:
+        result.why = f"needs root: {ROOT_HINT}" if ROOT_HINT in problem else problem
     return result
 
 
@@ -274,7 +322,7 @@ def preview_all(items: list[PlanItem], ctx: Context) -> list[Preview]:
         try:
             result = preview(item, ctx, state)
         except rcfile.RcFileError as exc:
-            result = Preview(item, PRINT, why=str(exc))
+            result = Preview(item, PRINT, why=str(exc), error=str(exc))
         state.record(result.write if result.action == APPLY else None)
         out.append(result)
     return out

@@ -182,6 +182,26 @@ def _existing_parent(folder: Path) -> Path:
     return folder
 
 
+def missing_folders(folder: Path) -> list[str]:
+    """The folders a write into `folder` creates, deepest first: undo removes them again."""
+    out = []
+    while not folder.exists() and folder.parent != folder:
+        out.append(str(folder))
+        folder = folder.parent
+    return out
+
+
+def remove_empty(folders: list[str]) -> None:
+    """Remove the folders a write created (deepest first), where nothing else was put in them since."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return  # not empty: the folders above it are not empty either
+
+
 def atomic_write(path: Path, data: bytes, mode: Optional[int] = None) -> None:
     """Replace `path` (through its symlinks) with `data` atomically; a device or FIFO there is refused."""
     try:

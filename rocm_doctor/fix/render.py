@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from rocm_doctor.fix.changes import ALREADY, APPLY, NEEDS_FLAG, Context, FileWrite, Preview, RegistryWrite
-from rocm_doctor.engine.remedy import AFTER_NEW_SHELL, AFTER_REBOOT, AFTER_RELOGIN
+from rocm_doctor.engine.steps import AFTER_NEW_SHELL, AFTER_REBOOT, AFTER_RELOGIN, AFTER_RESTART
 from rocm_doctor.report.envelope import envelope
 
 PLAN_FORMAT = 1
 AFTER_TEXT = {AFTER_NEW_SHELL: "takes effect in a new shell/terminal", AFTER_RELOGIN: "takes effect after you log out and in",
-              AFTER_REBOOT: "takes effect after a reboot"}
+              AFTER_REBOOT: "takes effect after a reboot",
+              AFTER_RESTART: "takes effect when the service or kernel starts again (the steps after it)"}
 
 
 def show(value: Optional[str], verbose: bool = False, limit: int = 160) -> str:
@@ -28,7 +29,7 @@ def show(value: Optional[str], verbose: bool = False, limit: int = 160) -> str:
 
 def label(item: Preview, dry_run: bool) -> str:
     if item.action == APPLY:
-        return "will apply" if dry_run else "to apply"
+        return ("will apply" if dry_run else "to apply") + (f", {item.why}" if item.why else "")
     if item.action == ALREADY:
         return "already applied"
     if item.action == NEEDS_FLAG:
@@ -49,8 +50,7 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
             lines.append(f"    {item.variable}: current {show(item.env_old, verbose)} -> new {show(item.env_new, verbose)}")
         write = item.write
         if isinstance(write, FileWrite) and item.action in (APPLY, ALREADY):
-            verb = "keeps" if item.action == ALREADY else ("replaces " + repr(write.old_code) + " with" if write.old_code else "adds")
-            lines.append(f"    {ctx.show_path(write.path)} (rocm-doctor block) {verb}: {write.new_code}")
+            lines += _file_lines(item, write, ctx)
         elif isinstance(write, RegistryWrite) and item.action in (APPLY, ALREADY):
             old = f"{show(write.old.value, verbose)} ({write.old.type_name})" if write.old else "(not set)"
             new = f"{show(write.new.value, verbose)} ({write.new.type_name})" if write.new else "(removed)"
@@ -66,6 +66,32 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
         if item.step.after in AFTER_TEXT:
             lines.append(f"    {AFTER_TEXT[item.step.after]}")
         lines.append("")
+    return lines
+
+
+def _file_lines(item: Preview, write: FileWrite, ctx: Context) -> list[str]:
+    """The file a step writes and the line it puts there; a new drop-in in full."""
+    where = {"rc-file": "(rocm-doctor block)", "drop-in": "under [Service]", "kernel.json": 'in "env"'}[write.kind]
+    removes = write.kind == "kernel.json" and item.step.value is None
+    if item.action == ALREADY:
+        verb = "already without" if removes else "keeps"
+    elif removes:
+        verb = "removes"
+    else:
+        verb = f"replaces {write.old_code!r} with" if write.old_code else "adds"
+    if write.kind == "drop-in" and write.old is None:
+        return [f"    {ctx.show_path(write.path)} (a new file) will hold:",
+                *(f"      {line}" for line in write.new.decode("utf-8", errors="replace").splitlines())]
+    return [f"    {ctx.show_path(write.path)} {where} {verb}: {write.new_code}"]
+
+
+def next_lines(previews: list[Preview]) -> list[str]:
+    """What is left to the user after an apply: the steps fix does not carry out, in plan order, with their commands."""
+    left = [p for p in previews if p.action not in (APPLY, ALREADY)]
+    lines = ["Still to do (fix runs none of these):"] if left else []
+    for item in left:
+        lines.append(f"  {item.item.number}. {item.step.summary()}")
+        lines.extend(f"      {command}" for command in item.manual)
     return lines
 
 

@@ -1,8 +1,9 @@
 """Undo one fix run from its journal, newest change first.
 
 Each change is judged by the target's current state, so interrupted runs undo cleanly: a file that still holds
-what fix wrote gets its backup back byte for byte (or is removed if fix created it); a file that already holds the
-old content is left alone; a file edited since gets only its rocm-doctor block restored, keeping the user's edits.
+what fix wrote gets its backup back byte for byte (or is removed if fix created it, with the folders it created for
+it); a file that already holds the old content is left alone; an rc file edited since gets only its rocm-doctor
+block restored, keeping the user's edits; a drop-in or kernel.json edited since is left as it is.
 Registry values come back with their type; a value changed since is left alone and reported. pip installs cannot
 be taken back automatically: undo prints the command that restores the previous version.
 """
@@ -87,15 +88,21 @@ def _undo_file(journal: Journal, intent: dict) -> UndoItem:
     current_sha = sha256(current)
     old_bytes = journal.read_backup(old["backup"]) if old.get("backup") else None
     if current_sha == old.get("sha256"):
+        if current is None:
+            rcfile.remove_empty(old.get("created_folders") or [])
         return UndoItem(intent["seq"], summary, UNCHANGED, f"{path} already holds its earlier content")
     if current_sha == new.get("sha256"):
         if old.get("exists"):
             rcfile.atomic_write(path, old_bytes, mode=old.get("mode"))
         else:
             rcfile.remove(path)
-        return UndoItem(intent["seq"], summary, RESTORED, f"{path} restored")
+            rcfile.remove_empty(old.get("created_folders") or [])
+        return UndoItem(intent["seq"], summary, RESTORED, f"{path} {'restored' if old.get('exists') else 'removed'}")
     if current is None:
         return UndoItem(intent["seq"], summary, LEFT, f"{path} was deleted since; left as is")
+    if intent["target"].get("format", "rc-file") != "rc-file":
+        kept = f"; its earlier content is in {journal.folder / old['backup']}" if old.get("backup") else ""
+        return UndoItem(intent["seq"], summary, LEFT, f"{path} was changed since fix wrote it; left as is{kept}")
     # Edited since: put back only our block as it was, keep everything else the user changed.
     text = rcfile.decode(current)
     earlier_block = rcfile.block_text(rcfile.decode(old_bytes)) if old_bytes is not None else None

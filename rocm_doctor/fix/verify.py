@@ -3,7 +3,9 @@
 The doctor's own process keeps its old environment (and never imports torch), so the check runs as
 `<sys.executable> -m rocm_doctor check --json --only <ids>` with the process environment plus the applied
 environment changes, through the one runner. What an rc file sets is read back from the user's shell running the
-managed block as written (its bytes and line endings), not from what the step meant to set.
+managed block as written (its bytes and line endings), not from what the step meant to set. With `--unit` or
+`--kernel` the child judges that service or kernel again; a unit's drop-in is not re-checked, since systemd reads
+it only once the user reloads it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from rocm_doctor.engine import runner
-from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import steps as S
 from rocm_doctor.fix import rcfile
 from rocm_doctor.fix.changes import Context, FileWrite, Preview, env_after
 
@@ -35,6 +37,8 @@ class Verification:
 
 RESOLVED = "resolved"
 NOT_REPORTED = "not-reported"
+AFTER_RELOAD = "after-reload"  # written to a unit's drop-in, which systemd reads on `systemctl daemon-reload`
+RUN_FLAGS = {("systemd", "system"): "--unit", ("systemd", "user"): "--user-unit", ("jupyter", None): "--kernel"}
 
 
 def outcome(verification: Verification, finding_id: str, check_id: str) -> str:
@@ -46,6 +50,23 @@ def outcome(verification: Verification, finding_id: str, check_id: str) -> str:
 
 def is_fixed(status: str) -> bool:
     return status in ("ok", "info", "skip", RESOLVED)
+
+
+def waits_for_reload(step: S.Step) -> bool:
+    """A step systemd sees only after `systemctl daemon-reload`: a re-check now would judge the old environment."""
+    return isinstance(step, S.UnitEnv)
+
+
+def findings_after(verification: Optional[Verification], results: list) -> dict:
+    """finding id -> its status after the applied `results`: as re-checked, or AFTER_RELOAD where a drop-in fixes it."""
+    out: dict = {}
+    for result in results:
+        for finding_id in result.preview.item.findings:
+            if waits_for_reload(result.preview.step):
+                out.setdefault(finding_id, AFTER_RELOAD)
+            elif verification is not None and not verification.error:
+                out[finding_id] = outcome(verification, finding_id, finding_id.split(":", 1)[0])
+    return out
 
 
 def new_environment(ctx: Context, applied: Iterable[Preview]) -> dict:
@@ -89,12 +110,16 @@ def read_back(ctx: Context, path: Path, timeout_s: float = 30.0) -> Optional[dic
     return env
 
 
-def verify(check_ids: list, env: dict, python: Optional[str] = None, timeout_s: float = 180.0) -> Verification:
+def verify(check_ids: list, env: dict, python: Optional[str] = None, timeout_s: float = 180.0,
+           run_target: Optional[dict] = None) -> Verification:
     argv = [sys.executable, "-m", "rocm_doctor", "check", "--json"]
     for check_id in check_ids:
         argv += ["--only", check_id]
     if python:
         argv += ["--python", python]
+    if run_target:
+        scope = run_target.get("scope") if run_target.get("kind") == "systemd" else None
+        argv += [RUN_FLAGS[(run_target.get("kind"), scope)], str(run_target.get("name"))]
     # From a neutral folder: `-m` puts the current folder first on sys.path, and a rocm_doctor source checkout
     # there would shadow the installed package.
     result = runner.run(argv, timeout=timeout_s, env=env, cwd=tempfile.gettempdir())

@@ -42,9 +42,7 @@ def compose(observations: Observations, request: dict) -> dict:
                      "(jupyter_client 7 and newer; older ones take it literally)"
                      for var, value in spec["env"].items() if re.search(r"\$\{?[A-Za-z_]", value)]
     run.update(env=env, resource_dir=found.get("resource_dir") or "", kernel_json=path, spec_env=spec["env"],
-               display_name=spec["display_name"], location=found.get("location") or {},
                command={"path": spec["argv"][0], "argv": spec["argv"]},
-               ipykernel=kernelspec.ipykernel_shape(spec["argv"]),
                basis="the Jupyter server's environment (taken as this shell's) plus kernel.json's env")
     return run
 

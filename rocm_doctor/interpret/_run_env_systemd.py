@@ -60,6 +60,7 @@ def compose(observations: Observations, request: dict) -> dict:
         _apply_file(observations, entry, env, run)
     for word in systemd_env.split_words(" ".join(props.get("UnsetEnvironment") or []), strict=False)[0]:
         var, sep, val = word.partition("=")
+        run.setdefault("unset", []).append(var)  # systemd removes it after every Environment= setting
         if var in env and (not sep or env[var] == val):
             env.pop(var)
             run["sources"][var] = "removed by UnsetEnvironment="

@@ -66,7 +66,8 @@ def _rocminfo(observations: Observations, facts: Facts, garbled: list) -> None:
         state = "crashed"
     status = {k: parsed[k] for k in ("wsl", "runtime_version", "rock_loaded", "rock_version", "kfd_error",
                                      "hsa_error", "agent_creation_failed", "complete")}
-    status.update(state=state, returncode=result.returncode, evidence=[result.describe(), *parsed["evidence"]])
+    status.update(state=state, returncode=result.returncode, evidence=[result.describe(), *parsed["evidence"]],
+                  environment=result.environment)  # "run.env": it ran in the service's or kernel's environment
     facts.set("rocminfo.status", status)
     if parsed["agents"]:
         facts.set("rocminfo.agents", parsed["agents"])

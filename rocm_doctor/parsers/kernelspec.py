@@ -10,7 +10,6 @@ import string
 from typing import Mapping, Optional
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)*)?[tw]?(\.exe)?$", re.IGNORECASE)
-LAUNCHERS = ("ipykernel_launcher", "ipykernel")
 
 
 def _loads(text: str, what: str) -> tuple[Optional[object], Optional[str]]:
@@ -61,12 +60,6 @@ def is_python(program: str) -> bool:
     """Whether a path names a Python interpreter by its file name (python, python3, python3.12, python.exe)."""
     name = re.split(r"[\\/]", program or "")[-1]
     return bool(_PYTHON.match(name))
-
-
-def ipykernel_shape(argv: list[str]) -> bool:
-    """argv is exactly what `python -m ipykernel install` writes: PYTHON -m ipykernel_launcher -f {connection_file}."""
-    return (len(argv) == 5 and is_python(argv[0]) and argv[1] == "-m" and argv[2] in LAUNCHERS
-            and argv[3] == "-f" and argv[4] == "{connection_file}")
 
 
 def kernel_environment(base: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:

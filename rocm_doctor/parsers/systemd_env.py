@@ -15,6 +15,7 @@ _WHITESPACE = " \t\n\r"
 _C_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", '"': '"',
               "'": "'", "s": " "}
 _SHELL_SPECIAL = '"\\`$'  # what `systemctl show` escapes inside its double quotes, and a double-quoted env file value
+_QUOTED = {char: "\\" + letter for letter, char in _C_ESCAPES.items() if letter not in "'s"}  # " and \\ too
 
 
 def _escape(text: str, i: int, strict: bool) -> tuple[Optional[str], int, Optional[str]]:
@@ -33,6 +34,21 @@ def _escape(text: str, i: int, strict: bool) -> tuple[Optional[str], int, Option
     if strict and c not in _SHELL_SPECIAL:
         return c, i + 2, f"an unknown escape \\{c}"
     return c, i + 2, None
+
+
+def quoted(word: str, specifiers: bool = True) -> str:
+    """`word` as one double-quoted word that split_words reads back as `word`: a backslash, a double quote and
+    the control characters escaped the C way. In a unit file `%` is doubled (`specifiers`), since systemd replaces
+    specifiers when it loads the unit; `systemctl show` prints them already replaced."""
+    out = []
+    for c in word:
+        if c in _QUOTED:
+            out.append(_QUOTED[c])
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"\\x{ord(c):02x}")
+        else:
+            out.append("%%" if c == "%" and specifiers else c)
+    return '"' + "".join(out) + '"'
 
 
 def split_words(value: str, strict: bool = True) -> tuple[list[str], Optional[str]]:

@@ -9,6 +9,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from rocm_doctor.engine import runner
 from rocm_doctor.engine.runner import CommandResult
+from rocm_doctor.facts.facts import RUN_ENV
 from rocm_doctor.facts.observations import FileRecord, Observations
 
 FILE_CAP = 1_000_000
@@ -62,11 +63,17 @@ class ProbeContext:
     run_target: Optional[dict] = None  # --unit / --user-unit / --kernel: {kind, name, scope} (probes/run_env.py)
     python_given: bool = False  # --python was given: a service's or kernel's interpreter does not replace it
     torch_env: Optional[Mapping[str, str]] = None  # the torch probe's environment when not `env` (a service's)
+    run_env: Optional[Mapping[str, str]] = None  # the service's or kernel's environment, once read (probes/run_env.py)
 
     def target_env(self) -> Mapping[str, str]:
         """The environment the target interpreter's children run in: a service's or kernel's under --unit or
         --kernel, else this shell's."""
         return self.env if self.torch_env is None else self.torch_env
+
+    def judged_env(self) -> Mapping[str, str]:
+        """The environment the checks judge: a service's or kernel's under --unit or --kernel, whatever program it
+        starts (ollama is no Python), else this shell's."""
+        return self.env if self.run_env is None else self.run_env
 
 
 class Recorder:
@@ -82,8 +89,37 @@ class Recorder:
         argv: Sequence[str],
         timeout: Optional[float] = None,
         env: Optional[Mapping[str, str]] = None,
+        keep_tail: bool = False,
     ) -> CommandResult:
+        """Run argv and record it under `key`. `keep_tail`: output past the cap is dropped from its start, so a log
+        keeps its newest lines (the record says how many bytes were dropped, and from which end)."""
+        return self._record(key, runner.run(argv, timeout=timeout or self.context.command_timeout_s, env=env,
+                                            keep_tail=keep_tail))
+
+    def target_command(
+        self,
+        key: str,
+        argv: Sequence[str],
+        timeout: Optional[float] = None,
+        adapt: Callable[[Mapping[str, str]], Mapping[str, str]] = dict,
+    ) -> CommandResult:
+        """Run a child of the target interpreter in target_env() (through `adapt`); the record says when that is a
+        service's or kernel's environment."""
+        return self._run_in(key, argv, adapt(self.context.target_env()), self.context.torch_env is not None, timeout)
+
+    def tool_command(self, key: str, argv: Sequence[str]) -> CommandResult:
+        """Run a GPU tool whose output depends on the environment (GPU visibility, HSA_OVERRIDE_GFX_VERSION, HIP's
+        paths) in judged_env(), so that what it lists is what the checks compare with that environment; the record
+        says when that is a service's or kernel's."""
+        return self._run_in(key, argv, dict(self.context.judged_env()), self.context.run_env is not None, None)
+
+    def _run_in(self, key: str, argv: Sequence[str], env: Mapping[str, str], in_run_env: bool,
+                timeout: Optional[float]) -> CommandResult:
         result = runner.run(argv, timeout=timeout or self.context.command_timeout_s, env=env)
+        result.environment = RUN_ENV if in_run_env else None
+        return self._record(key, result)
+
+    def _record(self, key: str, result: CommandResult) -> CommandResult:
         self.observations.add_command(key, result)
         return result
 

@@ -18,6 +18,10 @@ LINUX_COMMANDS = {
     "rocm-agent-enumerator": ["rocm_agent_enumerator"],
     "amdgpu-arch": ["amdgpu-arch"],
 }
+# The tools that go through the HSA runtime or read HIP's variables: what they list depends on the environment
+# (ROCR_VISIBLE_DEVICES, HSA_OVERRIDE_GFX_VERSION, HIP_PATH, ROCM_TARGET_LST), so they run in the one the checks
+# judge (a service's under --unit). rocm-smi and amd-smi ask the driver, whatever those variables say.
+JUDGED_ENV_COMMANDS = ("hipconfig-full", "hipconfig-version", "rocminfo", "rocm-agent-enumerator", "amdgpu-arch")
 
 
 def rocm_bin_dirs(env) -> list[str]:
@@ -44,7 +48,11 @@ def resolve(tool: str, env) -> str | None:
 def collect(recorder: Recorder) -> None:
     if recorder.context.platform_os not in ("linux", "wsl"):
         return
-    env = recorder.context.env
+    env, judged = recorder.context.env, recorder.context.judged_env()
     for key, argv in LINUX_COMMANDS.items():
-        executable = resolve(argv[0], env) or argv[0]  # unresolved: the runner records "not found"
-        recorder.command(key, [executable, *argv[1:]], env=dict(env))
+        if key in JUDGED_ENV_COMMANDS:  # the service's PATH may lack the folder this shell finds the tool in
+            executable = resolve(argv[0], judged) or resolve(argv[0], env) or argv[0]
+            recorder.tool_command(key, [executable, *argv[1:]])
+        else:
+            executable = resolve(argv[0], env) or argv[0]  # unresolved: the runner records "not found"
+            recorder.command(key, [executable, *argv[1:]], env=dict(env))

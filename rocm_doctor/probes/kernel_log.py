@@ -1,7 +1,8 @@
 """This boot's kernel log, where the GPU drivers report what the runtime only sees as a failed call: amdgpu ring
 timeouts, page faults and resets, PSP/SMU failures, NVIDIA Xid errors. journalctl first (a user in the adm or
 systemd-journal group may read it while dmesg is restricted), dmesg when the journal gave no kernel line. Every
-level is kept: amdgpu logs its resets, failed ones included, at info level. A refusal is recorded like any output."""
+level is kept: amdgpu logs its resets, failed ones included, at info level. A refusal is recorded like any output,
+and so is a command that stops early: its exit status and the lines it printed are kept."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ DMESG = ("dmesg-kernel", ["dmesg"])
 
 
 def collect(recorder: Recorder) -> None:
-    journal = recorder.command(*JOURNAL)
-    if journal.error or journal.timed_out or not messages(journal.stdout):
-        recorder.command(*DMESG)
+    """Past the recorder's cap the newest lines are kept (the record says how many bytes went); dmesg is read too
+    when the journal stopped before its end, so that a complete log can be judged instead of a part."""
+    journal = recorder.command(*JOURNAL, keep_tail=True)
+    if not journal.ok or not messages(journal.stdout):
+        recorder.command(*DMESG, keep_tail=True)

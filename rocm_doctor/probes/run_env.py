@@ -113,7 +113,6 @@ def _jupyter(recorder: Recorder, request: dict) -> None:
                 break
     if found.get("resource_dir"):
         found["kernel_json"] = os.path.join(found["resource_dir"], "kernel.json")
-        found["location"] = _location(found["resource_dir"], env, recorder.context.platform_os)
         read_bounded(recorder, found["kernel_json"])
     recorder.put(jupyter.KERNEL_KEY, found)
 
@@ -142,23 +141,11 @@ def kernel_folders(env, platform_os: str, python: str) -> list[str]:
     return list(dict.fromkeys(os.path.join(d, "kernels") for d in data))
 
 
-def _location(resource_dir: str, env, platform_os: str) -> dict:
-    """Where `python -m ipykernel install` would write this kernel again: --user, or --prefix PREFIX."""
-    kernels = os.path.dirname(os.path.normpath(resource_dir))
-    if os.path.normpath(kernels) == os.path.normpath(os.path.join(_user_data(env, platform_os), "kernels")):
-        return {"kind": "user"}
-    share = os.path.dirname(kernels)
-    if os.path.basename(kernels) == "kernels" and share.endswith(os.path.join("share", "jupyter")):
-        prefix = os.path.dirname(os.path.dirname(share))
-        home = env.get("HOME") or ""
-        return {"kind": "prefix", "prefix": prefix, "admin": not (home and prefix.startswith(home))}
-    return {"kind": "other"}
-
-
 def _adopt(recorder: Recorder, run: dict) -> None:
     """The service's or kernel's Python becomes the target (unless --python chose one); the torch probe then runs
-    in the environment the service or kernel has."""
+    in the environment the service or kernel has. The GPU tools run in that environment in any case."""
     context, interp = recorder.context, run.get("interpreter") or {}
+    context.run_env = dict(run["env"])  # the GPU tools run in it, whatever program the service or kernel starts
     record: dict = {"program": interp.get("program", "")}
     if interp.get("python"):
         program = interp["program"]

@@ -13,9 +13,5 @@ COMMAND_KEY = "torch-probe"
 
 def collect(recorder: Recorder) -> None:
     context = recorder.context
-    recorder.command(
-        COMMAND_KEY,
-        [context.python, str(CHILD)],
-        timeout=context.torch_timeout_s,
-        env=child_env(context.target_env()),
-    )
+    recorder.target_command(COMMAND_KEY, [context.python, str(CHILD)], timeout=context.torch_timeout_s,
+                            adapt=child_env)

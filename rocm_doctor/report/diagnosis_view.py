@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import steps as S
+from rocm_doctor.engine.remedy import step_from_dict
 from rocm_doctor.engine import shells
 from rocm_doctor.report import diff_render
 
@@ -76,7 +77,7 @@ def shell_of(report: dict[str, Any]) -> str:
 
 def _step_view(raw: Any, step_id: Any, shell: str):
     try:
-        step = S.step_from_dict(raw)
+        step = step_from_dict(raw)
     except S.StepError:
         return None
     return step_view(step, shell, str(step_id or ""))

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.plan import step_id
-from rocm_doctor.engine.remedy import FLAG
+from rocm_doctor.engine.steps import FLAG
 from rocm_doctor.report import diagnosis_view
 from rocm_doctor.report.model import Report
 from rocm_doctor.report.stage_summary import stage_lines

@@ -12,13 +12,15 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Union
 
-from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import steps as S
+from rocm_doctor.engine.remedy import KINDS
 from rocm_doctor.engine.model import Platform, Status
 from rocm_doctor.facts.observations import Observations
 
 # Steps the harness applies to the case's environment; the others need the case's `after`.
-SIMULATED_KINDS = tuple(cls.kind for cls in (S.SetEnv, S.UnsetEnv, S.PathPrepend, S.PathRemove))
-DESCRIBED_KINDS = tuple(kind for kind in S.KINDS if kind not in SIMULATED_KINDS)
+SIMULATED_KINDS = tuple(cls.kind for cls in (S.SetEnv, S.UnsetEnv, S.PathPrepend, S.PathRemove, S.UnitEnv,
+                                             S.KernelEnv))
+DESCRIBED_KINDS = tuple(kind for kind in KINDS if kind not in SIMULATED_KINDS)
 _OBSERVATION_KEYS = {f.name for f in fields(Observations) if not f.name.startswith("_")} - {"env"}
 
 

@@ -2,7 +2,8 @@
 check again, and assert that the problems are gone and no new one appeared.
 
 Environment steps are simulated (every scope reaches the environment of a new shell; on Windows the user and
-machine scopes also change the recorded registry Environment keys). Installs, group changes, installer components,
+machine scopes also change the recorded registry Environment keys; a service's or kernel's step changes what its
+recorded settings say, see program_steps.py). Installs, group changes, installer components,
 commands and advice cannot be simulated on facts: the case says what the machine looks like after them (`after`),
 and a step without one fails the test rather than passing unchecked.
 """
@@ -13,12 +14,13 @@ import copy
 from dataclasses import replace
 from typing import Iterable, Optional
 
-from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine import steps as S
 from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.fix import pathlist
 from rocm_doctor.interpret import interpret
 from rocm_doctor.testing.cases import SIMULATED_KINDS, Case, CaseError
+from rocm_doctor.testing.program_steps import KINDS as PROGRAM_KINDS, apply_program_step
 from rocm_doctor.testing.run import Checks, apply_overrides, check_class, describe, observations_of, run_case
 from rocm_doctor.windows.host import MACHINE_ENV_KEY, USER_ENV_KEY
 from rocm_doctor.windows.record import REGISTRY_PREFIX
@@ -106,7 +108,9 @@ def apply_steps(case: Case, steps: list[S.Step]) -> Case:
     if unused:
         raise CaseError(f"case {case.name!r}: `after` names {', '.join(unused)}, but the fix has no such step")
     for step in steps:
-        if step.kind in SIMULATED_KINDS:
+        if step.kind in PROGRAM_KINDS:
+            apply_program_step(observations, step, case.name)
+        elif step.kind in SIMULATED_KINDS:
             env = edit_env(env, step, case.os)
             if case.os == "windows" and step.scope in REGISTRY_KEYS:
                 _edit_registry(observations.setdefault("probes", {}), step)
