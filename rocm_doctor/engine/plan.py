@@ -85,6 +85,7 @@ class PlanBuilder:
                 item.findings.append(finding.id)
             if finding.check not in item.checks:
                 item.checks.append(finding.check)
+            self._keep_after_own_steps(item, finding)
             return item, ""
         clash = self.conflict(step)
         if clash is not None:
@@ -94,6 +95,16 @@ class PlanBuilder:
         self._by_key[key] = item
         self.plan.items.append(item)
         return item, ""
+
+    def _keep_after_own_steps(self, item: PlanItem, finding: Finding) -> None:
+        """A shared step comes after every earlier step of each finding that asks for it: a restart both root
+        causes need moves behind the second one's edit, and the numbers follow."""
+        items = self.plan.items
+        if any(finding.id in later.findings for later in items[items.index(item) + 1:]):
+            items.remove(item)
+            items.append(item)
+            for number, planned in enumerate(items, 1):
+                planned.number = number
 
     def conflict(self, step: Step) -> Optional[PlanItem]:
         """The planned item that changes the same variable in the same scope differently, if any."""
