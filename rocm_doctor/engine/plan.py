@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence
 
 from rocm_doctor.engine.model import Finding
-from rocm_doctor.engine.steps import (AddUserToGroup, KernelEnv, PipInstall, SetEnv, Step, UnitEnv, UnsetEnv, _EnvStep,
-                                      _PathStep, _ProgramEnvStep)
+from rocm_doctor.engine.steps import (AddUserToGroup, KernelEnv, PipInstall, RunCommand, SetEnv, Step, UnitEnv, UnsetEnv,
+                                      _EnvStep, _PathStep, _ProgramEnvStep)
 
 
 @dataclass
@@ -155,6 +155,10 @@ def step_id(step: Step) -> str:
     if isinstance(step, (UnitEnv, KernelEnv)):
         where = step.unit if isinstance(step, UnitEnv) else f"kernel-{step.kernel}"
         return _slug(f"{'set' if step.value is not None else 'unset'}-{step.name}-{where}") + f"-{digest}"
+    if isinstance(step, RunCommand):
+        argv = step.argv()
+        words = [argv[0].replace("\\", "/").rsplit("/", 1)[-1]] + [a for a in argv[1:] if not a.startswith("-")][:1]
+        return _slug("run-" + "-".join(words))[:40].strip("-") + f"-{digest}"
     return _slug(step.kind) + f"-{digest}"
 
 
