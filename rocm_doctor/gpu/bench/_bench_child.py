@@ -181,3 +181,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    childlib.exit_now()
