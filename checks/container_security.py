@@ -123,7 +123,7 @@ class ContainerSecurityRefusesGpu(Check):
                                                                  "of the two could not be told" if filtered else "")
                 + ".", evidence=evidence, fix=[recreate_container(flags)])
         return self.warn(
-            f"{said}, and no SELinux label or AppArmor profile that would explain it could be read from inside the "
-            "container: which security module refuses could not be told.", evidence=evidence,
+            f"{said}, and no enforcing SELinux label or confining AppArmor profile that would explain it could be read "
+            "from inside the container: which security module refuses could not be told.", evidence=evidence,
             remediation=["On the host, the audit log (SELinux) or the kernel log's AppArmor DENIED lines name what "
                          "refused the device and under which label."])

@@ -16,6 +16,9 @@ def _why(state: dict) -> str:
         if state.get("variable"):
             return f"PYTHONDONTWRITEBYTECODE={state['variable']} is set, so Python does not store what it compiles"
         return "Python runs with -B, so it does not store what it compiles"
+    if state.get("pycache_prefix"):
+        return (f"Python stores what it compiles under {state['pycache_prefix']} (PYTHONPYCACHEPREFIX) and did not "
+                "store torch's there")
     if not state.get("folder_writable"):
         return f"this user cannot write to {state.get('folder')}, so Python cannot store what it compiles there"
     return "Python did not store what it compiled"
@@ -45,7 +48,7 @@ class TorchBytecodeNotCached(Check):
         compile_step = S.run_command(
             [target_python(facts), "-m", "compileall", "-q", "-j", "0", folder],
             description=f"compile torch's modules once, into {folder}",
-            needs_admin=not state.get("folder_writable"),
+            needs_admin=not state.get("folder_writable") and not state.get("pycache_prefix"),
             note="Python reads stored bytecode even when told not to write it")
         return self.warn(
             f"{modules - cached} of the {modules} torch modules this process imported have no compiled bytecode: "

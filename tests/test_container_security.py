@@ -53,6 +53,13 @@ def test_the_map_attempt_tells_a_refused_mapping_from_one_the_driver_turns_down(
     assert container_security.map_attempt(str(tmp_path / "kfd")) == {"path": str(tmp_path / "kfd"), "exists": False}
 
 
+def test_odd_input_is_recorded_not_raised(tmp_path):
+    plain = tmp_path / "kfd"
+    plain.write_bytes(b"")  # a regular file where the node should be: Python's mmap refuses it itself
+    assert container_security.map_attempt(str(plain))["mapped"] is None
+    assert parse_status_security("Seccomp:\t\u00b2\nCapEff:\tzz\n")["seccomp"] is None
+
+
 def test_a_node_whose_stat_is_refused_is_still_there(monkeypatch):
     real_stat = linux_access.os.stat
 

@@ -56,6 +56,12 @@ def test_a_folder_the_user_cannot_write_needs_admin():
     assert finding.fix[0].needs_admin
 
 
+def test_a_cache_prefix_is_named_instead_of_torchs_folder():
+    finding = _run(dict(STATE, cached=0, folder_writable=False, pycache_prefix="/cache/pyc"))
+    assert "/cache/pyc (PYTHONPYCACHEPREFIX)" in finding.message and "cannot write to" not in finding.message
+    assert not finding.fix[0].needs_admin  # compileall writes under the prefix too
+
+
 def test_python_minus_b_is_named_when_the_variable_is_not_set():
     finding = _run(dict(STATE, cached=0, dont_write_bytecode=True, variable=None))
     assert "-B" in finding.message

@@ -68,7 +68,7 @@ class _Capture:
         """Keep the chunk; drop the oldest chunks that the last `cap` bytes no longer need (memory stays bounded)."""
         self.chunks.append(chunk)
         self.kept += len(chunk)
-        while self.kept - len(self.chunks[0]) >= self.cap:
+        while len(self.chunks) > 1 and self.kept - len(self.chunks[0]) >= self.cap:
             oldest = self.chunks.pop(0)
             self.kept -= len(oldest)
             self.dropped += len(oldest)

@@ -93,7 +93,6 @@ def _access(observations: Observations) -> dict | None:
         "readable": read is not None, "source": key, "levels": levels if read is not None else None,
         "command": " ".join(read.argv) if read is not None else None,
         "messages": len(messages(read.stdout)) if read is not None else 0,
-        "truncated": bool(cut),
         "stopped": stopped(read) if partial else None,  # the log was read in part: how its command ended
         "stopped_with": _last_words(read) if partial else [],
         "not_read_bytes": cut, "not_read": ("oldest" if read.kept_tail else "newest") if cut else None,

@@ -43,7 +43,7 @@ def parse_status_security(text: str | None) -> dict:
 
     def number(name: str) -> int | None:
         value = fields.get(name, "").split()
-        return int(value[0]) if value and value[0].isdigit() else None
+        return int(value[0]) if value and value[0].isdecimal() else None
 
     no_new_privs = number("NoNewPrivs")
     cap_eff = fields.get("CapEff") or None

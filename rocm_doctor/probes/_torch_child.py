@@ -73,11 +73,17 @@ def bytecode_state(torch):
     without it every new process compiles torch again."""
     modules = cached = 0
     for name, module in list(sys.modules.items()):
-        spec = getattr(module, "__spec__", None)
-        if (name != "torch" and not name.startswith("torch.")) or not str(getattr(spec, "origin", "")).endswith(".py"):
+        if name != "torch" and not name.startswith("torch."):
+            continue
+        try:  # a module object that answers oddly (a proxy, no cache tag) is not counted, and never ends the probe
+            spec = getattr(module, "__spec__", None)
+            if not str(getattr(spec, "origin", "")).endswith(".py"):
+                continue
+            pyc = getattr(spec, "cached", None)
+        except Exception:
             continue
         modules += 1
-        cached += bool(getattr(spec, "cached", None)) and os.path.exists(spec.cached)
+        cached += bool(pyc) and os.path.exists(pyc)
     folder = os.path.dirname(getattr(torch, "__file__", None) or "")
     return {"modules": modules, "cached": cached, "dont_write_bytecode": bool(sys.dont_write_bytecode),
             "variable": os.environ.get("PYTHONDONTWRITEBYTECODE"), "pycache_prefix": getattr(sys, "pycache_prefix", None),

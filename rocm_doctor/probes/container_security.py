@@ -40,6 +40,8 @@ def map_attempt(path: str) -> dict:
         mapping = mmap.mmap(fd, mmap.PAGESIZE, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ | mmap.PROT_WRITE)
     except OSError as exc:
         info.update(mapped=False, **_errno(exc))
+    except ValueError as exc:  # a regular file in the node's place: Python refuses before the kernel is asked
+        info.update(mapped=None, error=str(exc))
     else:
         mapping.close()
         info["mapped"] = True

@@ -161,9 +161,9 @@ def main():
                                                                     timeout_s=timeout))
         t = time.monotonic()
         state, error = "ok", None
+        ctx.sections_run.append(kind)  # before it runs: one that fails part way may have convolved
         try:
             SECTIONS[kind](ctx, section.get("params") or {})
-            ctx.sections_run.append(name)
         except Exception as exc:
             state, error = "error", error_text(exc)
             emit("section_error", error=error, traceback=traceback.format_exc(limit=6))

@@ -28,7 +28,7 @@ class Ctx:
         self.is_hip = bool(getattr(torch.version, "hip", None))
         self.arch = ""
         self.major = 0
-        self.sections_run = []  # the sections this process finished, in order
+        self.sections_run = []  # the kinds of the sections this process began, in order
         if self.is_cuda:
             props = torch.cuda.get_device_properties(device)
             self.arch = str(getattr(props, "gcnArchName", "") or "")

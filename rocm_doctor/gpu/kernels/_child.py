@@ -9,7 +9,7 @@ installed. Reads a JSON payload from stdin:
   exclude         case names to leave out
   extra_modules   paths of extra case files (tests inject faulty cases this way); they may
                   `from _doctor_cases import case`
-  profile         run cases marked `profile` under torch.profiler and report device kernel names
+  profile         run cases marked `profile` under torch's profiler and report device kernel names
   case_timeout_s  a watchdog (faulthandler, independent of the GIL) ends the process when one case exceeds it
   seed            base seed for the inputs
 
