@@ -72,6 +72,13 @@ class RocmDeviceAccess(Check):
                              "render group's number on the host (getent group render prints it); the group name "
                              "alone did not work.",
                              "With rootless podman: --group-add keep-groups (crun) keeps your host groups."])
+        if groups.get("uid") == 0:
+            return self.fail(
+                f"{paths}: permission denied although this process runs as root, whom the nodes' mode and groups do "
+                "not stop: a user namespace (a rootless container) or a security module (SELinux, AppArmor, "
+                "seccomp) refuses it, so joining groups would not help.", evidence=evidence,
+                remediation=["In a container: start it rootful with --device=/dev/kfd --device=/dev/dri, and see "
+                             "what its --security-opt settings allow."])
         held = [name for name in ("render", "video") if (groups.get(name) or {}).get("in_process")]
         listed = [name for name in ("render", "video") if (groups.get(name) or {}).get("listed")]
         if listed and not held:
