@@ -66,6 +66,13 @@ def test_an_existing_drop_in_is_edited_in_place():
     assert dropin.with_line(added, "C", 'Environment="C=3"') == added  # a second run changes nothing
 
 
+def test_a_line_added_after_a_continued_line_stays_its_own():
+    before = '[Service]\nEnvironment="A=1" \\\n    "B=2" \\\n'
+    added = dropin.with_line(before, "C", 'Environment="C=3"')
+    assert added.startswith(before) and added.endswith('\nEnvironment="C=3"\n')
+    assert _environment_of(added)["C"] == "3" and _environment_of(added)["B"] == "2"
+
+
 def test_a_real_override_conf_keeps_its_lines():
     cat = (FIXTURES / "systemd/ollama-systemctl-cat-override-conf-hsa-11.0.0-780m-igpu.txt").read_text()
     override = cat.split("# /etc/systemd/system/ollama.service.d/override.conf\n", 1)[1]

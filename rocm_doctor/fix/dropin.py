@@ -72,5 +72,7 @@ def with_line(text: str, name: str, line: str) -> str:
         return text + joint + SECTION + nl + line + nl
     if not lines[last].endswith("\n"):
         lines[last] += nl
-    lines.insert(last + 1, line + nl)
+    # A last line continued with a backslash would swallow the next one: an empty line ends it first.
+    ended = nl if lines[last].rstrip("\r\n").endswith("\\") else ""
+    lines.insert(last + 1, ended + line + nl)
     return "".join(lines)
