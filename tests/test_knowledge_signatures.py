@@ -14,7 +14,8 @@ CHECKS = {"gfx-not-in-torch-arch-list", "hsa-override-gfx-version", "rocm-device
           "wsl-rocm-support", "rocblas-library-coverage", "hiprtc-headers-missing", "hip-runtime-mismatch",
           "dll-shadowing", "torch-cuda-unavailable", "igpu-enumerated-first", "gpu-hang-power-state",
           "windows-gpu-not-enumerated", "torch-family-mismatch", "windows-vc-runtime-missing",
-          "amdgpu-page-fault", "amdgpu-ring-timeout", "nvidia-xid", "container-shm-small"}
+          "amdgpu-page-fault", "amdgpu-ring-timeout", "nvidia-xid", "container-shm-small",
+          "sm-not-in-torch-arch-list", "nvidia-driver-older-than-torch-cuda"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])

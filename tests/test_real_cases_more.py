@@ -7,8 +7,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from rocm_doctor.knowledge import wheels
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -94,30 +92,23 @@ def test_strix_halo_under_a_torch_without_gfx1151_code_is_the_cause(doctor):
     assert wheels.covers(wheels.index_archs(index), "gfx1151"), index
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "The doctor leads with the symptom torch-cuda-unavailable ('this CUDA build of torch cannot reach any GPU; torch "
-    "says: ... driver ... too old (found version 11000)') and plans nothing. It should name the cause: the NVIDIA "
-    "driver supports CUDA 11.0 (torch's 'found version 11000'), older than the CUDA 12.1 this torch was built with, "
-    "and plan updating the NVIDIA driver to one for CUDA 12.x (the thread's fix: driver 535), with a torch built for "
-    "the driver's CUDA as the alternative."))
 def test_an_nvidia_driver_older_than_the_torch_cuda_is_the_cause(doctor):
     """Yuan-2.0: an NGC container with CUDA 12.1 on a driver reporting CUDA 11.0; updating the driver fixed it."""
     root, finding, step = first_cause_and_step(diagnose(doctor, DRIVER_SNAPSHOT, DRIVER_LOG))
-    assert root["finding"] != "torch-cuda-unavailable" and root["status"] == "fail"
-    assert "11.0" in finding["message"] and "12.1" in finding["message"]
-    assert "torch-cuda-unavailable" in root["symptoms"]
-    assert "driver" in json.dumps(step).lower()
+    assert (root["finding"], root["status"]) == ("nvidia-driver-older-than-torch-cuda", "fail")
+    assert "built with CUDA 12.1; this NVIDIA driver supports CUDA 11.0 at most" in finding["message"]
+    assert {"torch-cuda-unavailable", "known-error-signatures:nvidia-driver-too-old"} <= set(root["symptoms"])
+    # the thread's fix, a driver for CUDA 12.x (535), on the host: the container uses the host's driver
+    assert step["kind"] == "advice" and "host that runs this container to 525.60.13 or newer" in step["text"]
+    (alternative,) = root["alternatives"]
+    assert alternative["steps"][0]["step"]["index_url"] == "https://download.pytorch.org/whl/cu118"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "The doctor finds nothing wrong (exit 0, no root cause) although torch's arch list (sm_50 ... sm_90) has no code "
-    "for the RTX 5060 Ti's capability 12.0 and the log shows torch's 'sm_120 is not compatible' warning. It should "
-    "lead with that gap (a torch CUDA build without code for the GPU's compute capability: 'no kernel image is "
-    "available for execution on the device') and plan a torch from a CUDA index whose builds have sm_120 (cu128 or "
-    "later; the thread's fix was the maintainer's cu128 image)."))
 def test_an_rtx_50_gpu_under_a_torch_without_sm_120_is_the_cause(doctor):
     """wyoming-xtts: the image's torch supports sm_50-sm_90; the cu128 build made the RTX 5060 Ti work."""
     root, finding, step = first_cause_and_step(diagnose(doctor, SM120_SNAPSHOT, SM120_LOG))
-    assert root["status"] == "fail" and "sm_120" in finding["message"]
-    assert step["kind"] == "pip_install"
+    assert (root["finding"], root["status"]) == ("sm-not-in-torch-arch-list:0", "fail")
+    assert "sm_120" in finding["message"] and "sm_50 … sm_90" in finding["message"]
+    assert "known-error-signatures:cuda-capability-not-compatible" in root["symptoms"]  # the warning folds under it
+    assert step["kind"] == "pip_install" and step["packages"] == ["torch"]
     assert re.search(r"/whl/cu(12[89]|1[3-9]\d)$", step["index_url"].rstrip("/")), step["index_url"]

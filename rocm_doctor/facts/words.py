@@ -13,6 +13,7 @@ WORDS = {
     "linux.kernel_cmdline": "the kernel command line",
     "linux.gpu_events": "the GPU failures in this boot's kernel log",
     "linux.kernel_log_access": "this boot's kernel log",
+    "nvidia.driver": "the NVIDIA driver torch met",
     "online.package_index": "whether the package index is reachable",
     "platform.os": "the operating system",
     "python.target": "the interpreter to diagnose",

@@ -15,7 +15,8 @@ from rocm_doctor import safefile
 TABLES = ("gpu_catalog.json", "rocm_support_linux.json", "support_windows.json", "torch_wheels.json",
           "overrides.json", "error_signatures.json", "os_support.json", "amdgpu_firmware.json",
           "perf_switches.json", "legacy_values.json", "torch_family.json", "windows_layer.json",
-          "amdgpu_driver_support.json", "nvidia_xid.json")
+          "amdgpu_driver_support.json", "nvidia_xid.json", "nvidia_arch.json",
+          "nvidia_driver_cuda.json")
 
 
 def sha256(data: bytes) -> str:

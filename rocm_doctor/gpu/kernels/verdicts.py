@@ -36,6 +36,7 @@ _FALLBACK_SIGNATURES = [
 #   categories_ok: every case of these categories that ran was ok (at least one)
 REFUTATIONS: list[dict[str, Any]] = [
     {"check": "gfx-not-in-torch-arch-list", "when": "all_ok", "min_ok": 10},
+    {"check": "sm-not-in-torch-arch-list", "when": "all_ok", "min_ok": 10},
     {"check": "hsa-override-gfx-version", "when": "all_ok", "min_ok": 10},
     {"check": "hiprtc-headers-missing", "when": "cases_ok", "cases": ["jiterator-float32", "jiterator-float16"]},
     {"check": "rocblas-library-coverage", "when": "categories_ok", "categories": ["matmul", "linear"]},
