@@ -11,6 +11,7 @@ from rocm_doctor.engine.installs import install_into
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.knowledge import nvidia_arch
+from rocm_doctor.knowledge.cuda_driver import cuda_key
 
 from rocm_doctor.checks.torch_install import flavour_name
 
@@ -43,12 +44,6 @@ def arch_list(facts) -> tuple[list[str] | None, str]:
     if table:
         return table, f"the machine code of the {index.group(1)} wheels (torch could not report its own list)"
     return None, ""
-
-
-def _release(version) -> tuple[int, ...]:
-    """"12.6" -> (12, 6); () for what is not a version."""
-    match = re.match(r"\s*(\d+)\.(\d+)", str(version or ""))
-    return (int(match.group(1)), int(match.group(2))) if match else ()
 
 
 def built_for(archs: list[str]) -> str:
@@ -104,7 +99,7 @@ class SmNotInTorchArchList(Check):
         message = (f"torch {version} built for {built_for(archs)} has no code for {gpu}: CUDA kernels fail with "
                    f"'{NO_KERNEL}'.")
         first, built_with = nvidia_arch.first_cuda(cc), facts.get("torch.cuda_version")
-        if first and _release(built_with) and _release(built_with) < _release(first["cuda"]):
+        if first and cuda_key(built_with) and cuda_key(built_with) < cuda_key(first["cuda"]):
             evidence.append(f"{sm} ({first['architecture']}) machine code needs CUDA {first['cuda']} or later; this "
                             f"torch is built with CUDA {built_with}")
         return self.fail(message, subject=subject, evidence=evidence, data={"sm": sm, "arch_list": archs},

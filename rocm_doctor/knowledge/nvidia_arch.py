@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional
 
+from rocm_doctor.knowledge.cuda_driver import cuda_key, index_cuda
 from rocm_doctor.knowledge.store import load
 
 _ENTRY = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
@@ -106,8 +107,8 @@ def wheel_archs(index: str, machine: Optional[str]) -> Optional[list[str]]:
     return [sm_name(cc_of(cc)) for cc in entry[host_arch(machine)]] if entry else None
 
 
-def _cuda_number(index: str) -> int:
-    return int(re.sub(r"\D", "", index) or 0)
+def _cuda_of_index(index: str) -> tuple[int, int]:
+    return cuda_key(index_cuda(index)) or (0, 0)
 
 
 def index_for(device: CC, machine: Optional[str], torch_version: Optional[str]) -> Optional[str]:
@@ -119,7 +120,7 @@ def index_for(device: CC, machine: Optional[str], torch_version: Optional[str]) 
     rows = list(reversed(wheels["releases"]))
     rows.sort(key=lambda row: not (release and row["torch"] == release.group(1)))  # stable: the installed first
     for row in rows:
-        for index in sorted(set(row["cuda_indexes"]) | set(row.get("cuda_experimental", ())), key=_cuda_number):
+        for index in sorted(set(row["cuda_indexes"]) | set(row.get("cuda_experimental", ())), key=_cuda_of_index):
             archs = wheel_archs(index, machine) or []
             if any(runs_natively(code, device) for code in map(parse, archs) if code):
                 return wheels["index_base"] + index
