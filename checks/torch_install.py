@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rocm_doctor.checks.runtime_status import refusals
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.engine.installs import install_into
@@ -197,6 +198,12 @@ class TorchSeesGpu(Check):
         if flavour == "rocm":  # the other side: what shows a GPU below torch
             evidence += hardware_lines(facts)
         said = facts.get("torch.available_error") or next(iter(facts.get("torch.warnings") or []), None)
+        runtime = refusals(facts.get("runtime.status") or {}, flavour)
+        evidence += [f"the runtime says: {call.get('call')}() returned {row.get('name') or call.get('name')} "
+                     f"({call.get('code')})" for _, call, row in runtime]
+        if not said and runtime:
+            _, call, row = runtime[0]
+            said = f"nothing; the runtime says {row.get('name') or call.get('name')} (see gpu-runtime-refuses)"
         remediation = [
             "Check that the GPU driver is loaded and the devices are accessible (see the ROCm/driver findings).",
             "Make sure no *_VISIBLE_DEVICES variable hides the GPU (see gpu-visibility-env).",

@@ -3,8 +3,9 @@
 Three sources of edges, all typed, none rewriting a finding's message:
 - `explains` declared on a check class (a check id or fnmatch pattern, optionally with a condition on the two
   findings and the facts);
-- error-signature findings (`known-error-signatures`) naming the check that diagnoses their message: when that
-  check found a problem, the message is its symptom and the cause gains it as confirmation;
+- error-signature findings (`known-error-signatures`) naming the check that diagnoses their message, and runtime
+  status findings naming (`points_to`) the check that judges their usual cause: when that check found a problem,
+  the message or status is its symptom and the cause gains it as confirmation;
 - GPU evidence, already on the findings as `confirmed_by` / `refuted_by` (set by the stages' judges).
 An edge links two problems only (fail, warn or error); a cycle is never closed: the edge that would close it is
 dropped, so every problem has one root.
@@ -83,6 +84,11 @@ def link(findings: list[Finding], checks: Iterable[type[Check]], facts=None) -> 
             if _connect(cause, symptom, findings):
                 _confirm(cause, {"kind": "error-message", "finding": symptom.id,
                                  "detail": symptom.evidence[0] if symptom.evidence else symptom.message})
+    for symptom in problems:  # a runtime status names the check that judges its usual cause
+        pointed = (symptom.data or {}).get("points_to")
+        for cause in by_check.get(str(pointed), []) if pointed else ():
+            if _connect(cause, symptom, findings):
+                _confirm(cause, {"kind": "runtime-status", "finding": symptom.id, "detail": symptom.message})
     return findings
 
 

@@ -27,6 +27,7 @@ CANCEL_POLL_S = 0.2  # how soon a cancelled child is ended
 _live: set = set()
 _live_lock = threading.RLock()  # re-entrant: the signal handler runs on the main thread, which may hold it
 _stopping = threading.Event()
+_started: set = set()  # every pid this process started: its own children are never another user of the GPU
 
 
 class Interrupted(BaseException):
@@ -223,8 +224,16 @@ def start(argv: Sequence[str], env: Optional[Mapping[str, str]] = None) -> subpr
 def _track(proc: subprocess.Popen) -> None:
     with _live_lock:
         _live.add(proc)
+        _started.add(proc.pid)
         if _stopping.is_set():  # the signal came between the check and the start
             kill_group(proc.pid)
+
+
+def started_pids() -> list[int]:
+    """Every pid this process has started so far, running or ended: the GPU tools may still list a child that has
+    just exited, when its /proc entry can no longer tell whose it was."""
+    with _live_lock:
+        return sorted(_started)
 
 
 def stop_children_on_signals() -> None:

@@ -182,10 +182,11 @@ def _statuses(observations: Observations) -> dict[int, dict]:
     return out
 
 
-def _own(pid: int, self_pid, statuses: dict[int, dict]) -> bool:
-    """The doctor itself, or a process whose recorded parents lead to it."""
+def _own(pid: int, self_pid, statuses: dict[int, dict], started: frozenset = frozenset()) -> bool:
+    """The doctor itself, a process it started (listed by the doctor, so one that has just ended counts too), or a
+    process whose recorded parents lead to either."""
     for _ in range(8):
-        if pid == self_pid:
+        if pid == self_pid or pid in started:
             return True
         status = statuses.get(pid)
         if not status or status["ppid"] in (None, 0, pid):
@@ -205,11 +206,13 @@ def interpret(observations: Observations, facts: Facts) -> None:
             reasons = ["this snapshot holds no live GPU state (nvidia-smi, amd-smi, rocm-smi)"]
         facts.set_missing("gpu.live", "; ".join(reasons) or "no tool reported the live state of a GPU")
         return
-    self_pid = (observations.probes.get("gpu.live.self") or {}).get("pid")
+    own = observations.probes.get("gpu.live.self") or {}
+    self_pid = own.get("pid")
+    started = frozenset(p for p in own.get("started") or () if isinstance(p, int))
     statuses = _statuses(observations)
     processes = []
     for process in nvidia_processes + amd_processes:
         status = statuses.get(process["pid"]) or {}
         processes.append(dict(process, name=process["name"] or status.get("name"),
-                              own=_own(process["pid"], self_pid, statuses)))
+                              own=_own(process["pid"], self_pid, statuses, started)))
     facts.set("gpu.live", {"gpus": gpus, "processes": processes, "self_pid": self_pid, "sources": sources})

@@ -100,6 +100,8 @@ def interpret(observations: Observations, facts: Facts) -> None:
         facts.set("torch.available", bool(available.get("available")))
         facts.set("torch.available_error", available.get("error"))
         facts.set("torch.warnings", available.get("warnings") or [])
+        if isinstance(available.get("threads"), int):
+            facts.set("torch.threads", available["threads"])
     count = by_stage.get("count")
     if count is not None and count.get("device_count") is not None:
         facts.set("torch.device_count", count["device_count"])

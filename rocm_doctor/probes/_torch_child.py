@@ -166,7 +166,11 @@ def main():
         except Exception as exc:
             available, error = False, error_text(exc)
         caught = [str(r.message) for r in records]
-    emit("available", available=available, error=error, warnings=caught)
+    try:
+        threads = torch.get_num_threads()
+    except Exception:
+        threads = None
+    emit("available", available=available, error=error, warnings=caught, threads=threads)
 
     try:
         count = torch.cuda.device_count()

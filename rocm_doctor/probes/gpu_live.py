@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 
+from rocm_doctor.engine import runner
 from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_process
 from rocm_doctor.parsers.live_files import parse_proc_status, parse_uevent
@@ -85,7 +86,7 @@ def record_parents(recorder: Recorder, pids: list[int], cap: int = FILE_CAP) -> 
 
 
 def collect(recorder: Recorder) -> None:
-    recorder.put("gpu.live.self", {"pid": os.getpid()})
+    recorder.put("gpu.live.self", {"pid": os.getpid(), "started": runner.started_pids()})
     pids = _nvidia(recorder)
     if recorder.context.platform_os in ("linux", "wsl"):
         pids += _amd(recorder)

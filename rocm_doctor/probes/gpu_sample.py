@@ -11,6 +11,7 @@ import shutil
 import time
 from typing import Callable, Mapping
 
+from rocm_doctor.engine import runner
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_process
@@ -40,7 +41,7 @@ def sampler(env: Mapping[str, str], platform_os: str, timeout_s: float = TIMEOUT
         observations = Observations()
         recorder = Recorder(observations, ProbeContext(python="", python_reason="", platform_os=platform_os, env=env,
                                                        command_timeout_s=timeout_s))
-        recorder.put("gpu.live.self", {"pid": os.getpid()})
+        recorder.put("gpu.live.self", {"pid": os.getpid(), "started": runner.started_pids()})
         pids = _nvidia(recorder, nvidia or "nvidia-smi", fields) if nvidia or not any(amd.values()) else []
         pids += _amd(recorder, amd, env)
         record_parents(recorder, pids, STATUS_CAP)

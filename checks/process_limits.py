@@ -1,0 +1,176 @@
+"""The limits the target's processes run under (process.limits, read by the runtime child in the target
+interpreter and environment): an address-space limit below what a GPU context reserves, an open-file limit below
+what a CUDA process holds, and a CPU affinity or quota that leaves torch a few of the machine's CPUs.
+
+The needs are measured, not guessed (docs/measurements.md, "the runtime's own word and the process's limits"): on
+an NVIDIA H200 with driver 580 and torch 2.11.0+cu130, a process that ran one kernel and one matmul had reserved
+18,009,336 kB of address space (VmPeak; 0.75 GiB resident) and held 46 file descriptors. Under `ulimit -v` of 4 GiB
+cuInit returned CUDA_ERROR_OUT_OF_MEMORY; under 16 GiB the first kernel failed with "out of memory"; under
+`ulimit -n 32` the first kernel failed with "CUDA-capable device(s) is/are busy or unavailable".
+"""
+
+from __future__ import annotations
+
+from rocm_doctor.engine import remedy as S
+from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.engine.relations import Explains, when_failing
+
+CUDA_ADDRESS_SPACE = 18_009_336 * 1024  # bytes a CUDA torch process reserved after its first kernel (measured)
+CUDA_OPEN_FILES = 46  # descriptors the same process held (measured)
+OPEN_FILES_FAIL = 64  # the smallest soft limit measured to work (32 failed, 64 ran)
+OPEN_FILES_USUAL = 1024  # the soft limit most Linux distributions give a login shell
+GIB = 1 << 30
+MEASURED = "measured on an NVIDIA H200, driver 580, torch 2.11.0+cu130 (docs/measurements.md)"
+LIMIT_SYMPTOMS = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-runtime-refuses", "gpu-kernel*",
+                  "sdpa-math-fallback", "bench-*", "collective-*")
+
+
+def _soft(facts, name: str):
+    entry = (facts["process.limits"].get("rlimits") or {}).get(name) or {}
+    return entry.get("soft"), entry.get("hard")
+
+
+def _shown(value) -> str:
+    return "unlimited" if value is None else f"{value:,}"
+
+
+class ProcessAddressSpaceLimited(Check):
+    id = "process-address-space-limited"
+    title = "No address-space limit below what a GPU context reserves"
+    area = "environment"
+    severity = Severity.CRITICAL
+    requires = ("process.limits",)
+    explains = tuple(Explains(t, when_failing) for t in LIMIT_SYMPTOMS)
+    docs = ("https://man7.org/linux/man-pages/man2/getrlimit.2.html",)
+
+    def run(self, facts):
+        found = [(name, *_soft(facts, name)) for name in ("RLIMIT_AS", "RLIMIT_DATA")]
+        found = [(name, soft, hard) for name, soft, hard in found if soft is not None]
+        if not found:
+            return self.ok("no address-space or data-segment limit is set (ulimit -v and -d are unlimited)")
+        name, soft, hard = min(found, key=lambda item: item[1])
+        flag = "-v" if name == "RLIMIT_AS" else "-d"
+        evidence = [f"{name}: soft {_shown(soft)} bytes ({soft / GIB:.1f} GiB), hard {_shown(hard)}",
+                    f"a CUDA torch process reserved {CUDA_ADDRESS_SPACE / GIB:.1f} GiB of address space after its "
+                    f"first kernel, {MEASURED}"]
+        step = S.advice(f"Remove the limit where it is set (`ulimit {flag} unlimited` in the job script or shell "
+                        "before Python starts; LimitAS=infinity for a systemd service; the batch system's "
+                        "virtual-memory option), or raise it well above what the GPU context reserves.")
+        if soft < CUDA_ADDRESS_SPACE:
+            return self.fail(
+                f"{name} limits this process to {soft / GIB:.1f} GiB of address space: a GPU context reserves "
+                f"more than that before it holds any data (cuInit answers out of memory, or the first kernel does), "
+                "so torch reports no GPU or fails at the first operation.",
+                subject=name, evidence=evidence, fix=[step],
+                remediation=["Virtual address space is not memory: the limit stops the GPU runtime long before "
+                             "memory runs out. Limit resident memory with a cgroup (memory.max) instead."],
+                data={"limit": name, "soft": soft, "hard": hard, "needed": CUDA_ADDRESS_SPACE})
+        return self.info(
+            f"{name} is {soft / GIB:.1f} GiB: above the {CUDA_ADDRESS_SPACE / GIB:.1f} GiB a CUDA context was "
+            "measured to reserve, but more GPUs, larger models and pinned buffers reserve more.",
+            subject=name, evidence=evidence, data={"limit": name, "soft": soft, "hard": hard})
+
+
+def _mentions_descriptors(_cause, symptom, _facts=None) -> bool:
+    """The failure the descriptor limit produces: the runtime finds the device "busy or unavailable", or a call
+    says there are too many open files."""
+    text = " ".join([symptom.message, *symptom.evidence]).lower()
+    return any(p in text for p in ("busy or unavailable", "too many open files", "devicesunavailable", "emfile"))
+
+
+class ProcessOpenFilesLimited(Check):
+    id = "process-open-files-limited"
+    title = "The open-file limit leaves room for a GPU process"
+    area = "environment"
+    severity = Severity.HIGH
+    requires = ("process.limits",)
+    explains = tuple(Explains(t, when_failing) for t in LIMIT_SYMPTOMS) + tuple(
+        Explains(t, _mentions_descriptors) for t in LIMIT_SYMPTOMS)
+    docs = ("https://docs.pytorch.org/docs/stable/multiprocessing.html#sharing-strategies",
+            "https://man7.org/linux/man-pages/man2/getrlimit.2.html")
+
+    def run(self, facts):
+        soft, hard = _soft(facts, "RLIMIT_NOFILE")
+        if soft is None or soft >= OPEN_FILES_USUAL:
+            return self.ok(f"the open-file limit is {_shown(soft)} (hard {_shown(hard)})")
+        evidence = [f"RLIMIT_NOFILE: soft {soft}, hard {_shown(hard)}",
+                    f"a CUDA torch process held {CUDA_OPEN_FILES} descriptors after its first kernel; under a limit "
+                    f"of 32 that kernel failed with 'CUDA-capable device(s) is/are busy or unavailable' ({MEASURED})"]
+        raise_to = OPEN_FILES_USUAL if hard is None or hard >= OPEN_FILES_USUAL else hard
+        step = S.advice(f"Raise the soft limit before Python starts: `ulimit -n {raise_to}` in the job script or "
+                        "shell (LimitNOFILE= for a systemd service, --ulimit nofile= for a container).")
+        if soft < OPEN_FILES_FAIL:
+            return self.fail(
+                f"this process may open only {soft} files: the GPU runtime alone holds about {CUDA_OPEN_FILES} "
+                "descriptors, so it reports the device 'busy or unavailable' and every kernel fails.",
+                evidence=evidence, fix=[step], data={"soft": soft, "hard": hard})
+        return self.warn(
+            f"this process may open only {soft} files, below the usual {OPEN_FILES_USUAL}: the GPU runtime holds "
+            f"about {CUDA_OPEN_FILES}, and DataLoader workers pass every shared tensor as a file descriptor "
+            "(torch.multiprocessing's default strategy on Linux), so data loading fails with 'Too many open files'.",
+            evidence=evidence, fix=[step], data={"soft": soft, "hard": hard},
+            remediation=["Where the limit cannot be raised, torch.multiprocessing.set_sharing_strategy('file_system') "
+                         "avoids holding a descriptor per tensor."])
+
+
+def usable_cpus(limits: dict):
+    """(CPUs this process may use, CPUs present, what limits them): the affinity mask and a cgroup CPU quota."""
+    present = limits.get("cpu_count")
+    usable, why = present, []
+    affinity = limits.get("affinity")
+    if affinity and present and len(affinity) < present:
+        usable, why = len(affinity), [f"CPU affinity {_ranges(affinity)} (taskset, numactl or a cpuset)"]
+    quota = _quota((limits.get("cgroup") or {}).get("cpu.max"))
+    if quota is not None and usable and quota < usable:
+        usable, why = quota, why + [f"a cgroup CPU quota of {quota:g} CPUs (cpu.max)"]
+    return usable, present, why
+
+
+def _quota(text):
+    parts = str(text or "").split()
+    if len(parts) == 2 and parts[0] != "max":
+        try:
+            return int(parts[0]) / int(parts[1])
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
+
+
+def _ranges(cpus: list[int]) -> str:
+    out, start = [], None
+    for index, cpu in enumerate(cpus):
+        if start is None:
+            start = cpu
+        if index + 1 == len(cpus) or cpus[index + 1] != cpu + 1:
+            out.append(str(start) if start == cpu else f"{start}-{cpu}")
+            start = None
+    return ",".join(out)
+
+
+class ProcessCpusRestricted(Check):
+    id = "process-cpus-restricted"
+    title = "torch may use the machine's CPUs"
+    area = "environment"
+    severity = Severity.MEDIUM
+    requires = ("process.limits",)
+    explains = ("bench-cnn-speedup-low",)
+    docs = ("https://man7.org/linux/man-pages/man2/sched_setaffinity.2.html",
+            "https://docs.kernel.org/admin-guide/cgroup-v2.html#cpu-interface-files")
+
+    def run(self, facts):
+        usable, present, why = usable_cpus(facts["process.limits"])
+        threads = facts.get("torch.threads")
+        if not present or not why:
+            return self.ok(f"this process may run on all {present or '?'} CPUs")
+        evidence = [f"{usable:g} of {present} CPUs usable: {'; '.join(why)}"]
+        if isinstance(threads, int):
+            evidence.append(f"torch.get_num_threads() in the target interpreter: {threads}")
+        data = {"usable": usable, "present": present, "threads": threads}
+        message = (f"this process may use {usable:g} of the machine's {present} CPUs ({'; '.join(why)}): torch's CPU "
+                   "work, DataLoader workers and the CPU side of GPU speed-up comparisons run on that share")
+        if usable * 2 <= present:
+            return self.warn(message + ". A GPU-over-CPU speed-up measured here is larger than on the whole machine.",
+                             evidence=evidence, data=data,
+                             remediation=["If the restriction is not intended, start the program without taskset or "
+                                          "numactl, or ask the batch system or container for more CPUs."])
+        return self.info(message + ".", evidence=evidence, data=data)

@@ -1,0 +1,90 @@
+"""What the GPU driver and runtime answered themselves (runtime.status, from the runtime child in the target
+interpreter): cuInit / cudaGetDeviceCount for a CUDA torch, hsa_init / hipInit / hipGetDeviceCount for a ROCm one.
+
+torch turns these into "no GPU" or an error with the code's number; the runtime's status names the reason, and
+data/runtime_status.json (from NVIDIA's and AMD's headers) says what it means and which check diagnoses it."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.engine.relations import Explains, when_failing
+from rocm_doctor.knowledge import runtime_status
+
+APIS_OF = {"cuda": ("cuda-driver", "cuda-runtime"), "rocm": ("hsa", "hip")}
+LIBRARY_NEEDED = {"cuda-driver": "the NVIDIA driver's libcuda", "hip": "the HIP runtime (libamdhip64)"}
+NAMES = {"cuda-driver": "the CUDA driver", "cuda-runtime": "the CUDA runtime", "hip": "the HIP runtime",
+         "hsa": "ROCr (the HSA runtime)"}
+SYMPTOMS = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "sdpa-math-fallback", "bench-*",
+            "collective-*")
+
+
+def refusals(status: dict, flavour: str) -> list[tuple[str, dict, dict]]:
+    """(api, call, table row or {}) for each call of torch's runtimes that returned an error."""
+    out = []
+    for api in APIS_OF.get(flavour, ()):
+        for call in ((status.get("apis") or {}).get(api) or {}).get("calls") or []:
+            if call.get("code") not in (0, None):
+                out.append((api, call, runtime_status.describe(api, call.get("code")) or {}))
+    return out
+
+
+def _said(api: str, call: dict, row: dict) -> str:
+    name = row.get("name") or call.get("name") or f"status {call.get('code')}"
+    return f"{call.get('call')}() returned {name} ({call.get('code')})"
+
+
+class GpuRuntimeRefuses(Check):
+    id = "gpu-runtime-refuses"
+    title = "The GPU runtime initialises and finds the GPUs"
+    area = "torch"
+    severity = Severity.CRITICAL
+    requires = ("runtime.status", "torch.flavour")
+    explains = tuple(Explains(t, when_failing) for t in SYMPTOMS)
+    docs = ("https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html",
+            "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/error_codes.html")
+
+    def run(self, facts):
+        status, flavour = facts["runtime.status"], facts["torch.flavour"]
+        if flavour not in APIS_OF:
+            return self.skip(f"torch is a {flavour} build: no GPU runtime of its own to ask")
+        apis = status.get("apis") or {}
+        for api in APIS_OF[flavour]:
+            pending = (apis.get(api) or {}).get("pending")
+            if pending and status.get("state") in ("hung", "crashed"):
+                return self.fail(
+                    f"{NAMES[api]} did not answer: {pending}() {status.get('state')} ({status.get('detail')}); torch "
+                    "blocks or dies at the same call",
+                    subject=api, evidence=[f"library: {(apis.get(api) or {}).get('path')}"],
+                    remediation=["Look at the kernel log (dmesg) for GPU driver errors and at the driver findings; "
+                                 "a GPU that hangs at initialisation often needs a driver reload or a reboot."],
+                    data={"api": api, "call": pending, "state": status.get("state")})
+        for api, needed in LIBRARY_NEEDED.items():
+            entry = apis.get(api) or {}
+            if api in APIS_OF[flavour] and entry.get("loaded") is False:
+                return self.fail(
+                    f"{needed} could not be loaded, so this {flavour} build of torch cannot reach a GPU",
+                    subject=api, evidence=[f"tried: {t}" for t in entry.get("tried") or []],
+                    remediation=["Install or expose the driver's user-space library (in a container: the GPU "
+                                 "runtime's device and library mounts)."],
+                    data={"api": api, "tried": entry.get("tried")})
+        refused = refusals(status, flavour)
+        if refused:
+            api, call, row = refused[0]
+            evidence = [f"{NAMES[a]}: {_said(a, c, r)}" + (f": {c.get('text')}" if c.get("text") else "")
+                        for a, c, r in refused]
+            evidence += [f"library: {(apis.get(a) or {}).get('path')}" for a in dict.fromkeys(a for a, _, _ in refused)]
+            meaning = row.get("meaning") or call.get("text") or "no meaning recorded for this status"
+            causes = [c.get("text") for c in row.get("causes") or [] if c.get("text")]
+            return self.fail(
+                f"{NAMES[api]} refuses to start: {_said(api, call, row)} — {meaning}",
+                subject=api, evidence=evidence,
+                remediation=[f"Usual cause: {c}" for c in causes] or [
+                    "The findings above this one (limits, variables, driver) name what the status points at."],
+                data={"api": api, "call": call.get("call"), "code": call.get("code"), "name": row.get("name"),
+                      "points_to": row.get("points_to")})
+        answered = [f"{NAMES[a]}: " + ", ".join(
+            f"{c.get('call')}() = {c.get('value') if c.get('value') is not None else 'ok'}"
+            for c in (apis.get(a) or {}).get("calls") or []) for a in APIS_OF[flavour] if (apis.get(a) or {}).get("calls")]
+        if not answered:
+            return self.skip(f"the runtime probe {status.get('state')}: {status.get('detail')}; no runtime answered")
+        return self.ok("; ".join(answered))

@@ -1,0 +1,72 @@
+"""Reads the runtime child's lines (probes/_runtime_child.py) into `runtime.status` (what each GPU runtime answered,
+per API) and `process.limits` (rlimits, CPU affinity, cgroup limits of the target's processes). Pure."""
+
+from __future__ import annotations
+
+from rocm_doctor.engine.child import classify, parse_json_lines
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.observations import Observations
+
+COMMAND_KEY = "runtime-probe"
+APIS = ("cuda-driver", "cuda-runtime", "hip", "hsa")
+
+
+def _apis(records: list[dict]) -> dict[str, dict]:
+    apis: dict[str, dict] = {}
+    for record in records:
+        api = record.get("api")
+        if api not in APIS:
+            continue
+        entry = apis.setdefault(api, {"loaded": None, "path": None, "tried": [], "calls": [], "pending": None})
+        step = record.get("step")
+        if step == "library":
+            entry["loaded"] = bool(record.get("loaded"))
+            entry["path"] = record.get("path")
+            entry["tried"] = [str(t) for t in record.get("tried") or []]
+        elif step == "calling":
+            entry["pending"] = record.get("call")
+        elif step == "returned":
+            entry["pending"] = None
+            entry["calls"].append({key: record.get(key) for key in ("call", "code", "name", "text", "value")})
+        elif step == "error":
+            entry["error"] = record.get("error")
+    return apis
+
+
+def _int_pair(value):
+    if isinstance(value, list) and len(value) == 2 and all(v is None or isinstance(v, int) for v in value):
+        return value
+    return None
+
+
+def _limits(record: dict) -> dict:
+    out = {"rlimits": {}, "cpu_count": record.get("cpu_count"), "pid": record.get("pid")}
+    for key, value in record.items():
+        pair = _int_pair(value)
+        if key.startswith("RLIMIT_") and pair is not None:
+            out["rlimits"][key] = {"soft": pair[0], "hard": pair[1]}
+    affinity = record.get("affinity")
+    if isinstance(affinity, list) and all(isinstance(c, int) for c in affinity):
+        out["affinity"] = affinity
+    cgroup = record.get("cgroup_files")
+    out["cgroup"] = {str(k): str(v) for k, v in cgroup.items()} if isinstance(cgroup, dict) else {}
+    return out
+
+
+def interpret(observations: Observations, facts: Facts) -> None:
+    result = observations.command(COMMAND_KEY)
+    if result is None:
+        for key in ("runtime.status", "process.limits"):
+            facts.set_missing(key, "the runtime probe did not run (an older snapshot, or a platform without it)")
+        return
+    records = [r for r in parse_json_lines(result.stdout, marker="step") if isinstance(r, dict)]
+    finished = any(r.get("step") == "done" for r in records)
+    state, detail = classify(result, finished=finished)
+    apis = _apis(records)
+    facts.set("runtime.status", {"state": state, "detail": detail, "apis": apis,
+                                 "errors": [r for r in records if r.get("step") == "error"]})
+    limits = next((r for r in records if r.get("step") == "limits"), None)
+    if limits is None:
+        facts.set_missing("process.limits", f"the runtime probe {state} before it read the limits: {detail}")
+    else:
+        facts.set("process.limits", _limits(limits))
