@@ -161,6 +161,13 @@ class BenchCnnSpeedupLow(Check):
             "miopen")}}
         shown = f"The small CNN trains {speedup:.1f}x faster than the CPU" + (
             f" (fp32 matmul {matmul:.0f}x)" if matmul else "")
+        share = values.get("cpu_share") or {}
+        if share.get("usable") and share.get("present") and share["usable"] < share["present"]:
+            data["cpu_share"] = share
+            return self.info(
+                f"{shown}, against a CPU side that ran on {share['usable']} of the machine's {share['present']} CPUs "
+                "(see process-cpus-restricted): every speed-up over the CPU is larger here than on the whole "
+                "machine, so this one is not judged", data=data)
         if not ceiling or speedup >= self.LOW_SHARE * ceiling:
             return self.ok(shown + ": close to the best this GPU showed", data=data)
         reasons = self.reasons(cnn, conv)

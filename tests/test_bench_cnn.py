@@ -216,3 +216,11 @@ def test_the_recorded_h200_run_is_launch_bound_with_the_sweep_gain():
     assert analysis["values"]["conv"]["slow"] == [] and analysis["values"]["conv"]["naive"] == []
     top = next(l for l in analysis["lines"] if l["key"] == "cnn.top_host")
     assert top["label"] == "top host-side op: aten::fill_"  # the profiler's own events are left out
+
+
+def test_a_cpu_side_on_fewer_cpus_is_not_judged_against_the_gpu():
+    res = results({"compare": compare(), "cnn": cnn(), "sweep": sweep(), "conv": conv_records()})
+    res["header"]["cpu"].update(affinity=1, cpu_count=16)
+    finding = answer(res)
+    assert finding.status is Status.INFO
+    assert "ran on 1 of the machine's 16 CPUs" in finding.message and finding.data["cpu_share"]["usable"] == 1

@@ -51,6 +51,16 @@ def test_another_process_computing_is_named_with_pid_name_and_memory():
     assert "100% busy" in finding.message and finding.data["processes"][0]["pid"] == 461
 
 
+def test_a_child_the_doctor_started_counts_as_its_own_once_its_proc_entry_is_gone():
+    gone = "GPU-ea8e14dc-90b1-b02d-efa0-8cc7d80f63b0, 5150, , 2048\n"  # ended before /proc/5150 was read
+    observations = nvidia(BUSY, gone)
+    observations["probes"]["gpu.live.self"]["started"] = [5100, 5150]
+    facts = facts_for(Case(check="gpu-other-process", observations=observations, expect={}))
+    assert facts["gpu.live"]["processes"][0]["own"] is True
+    plain = facts_for(Case(check="gpu-other-process", observations=nvidia(BUSY, gone), expect={}))
+    assert plain["gpu.live"]["processes"][0]["own"] is False
+
+
 def test_the_doctors_own_probe_child_is_not_another_process():
     own = "GPU-ea8e14dc-90b1-b02d-efa0-8cc7d80f63b0, 4242, /opt/torch/.venv/bin/python3, 512\n"
     files = [status_file(4242, "python3", 4241), status_file(4241, "python3", DOCTOR)]

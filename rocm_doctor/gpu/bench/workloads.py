@@ -64,6 +64,8 @@ def compare(a: Analysis) -> None:
     mm = {r["target"]: r for r in records(a.results, "compare", "compare_matmul") if not r.get("error")}
     cnn = {r["target"]: r for r in records(a.results, "compare", "compare_cnn") if not r.get("error")}
     threads = cpu_info.get("threads")
+    if isinstance(cpu_info.get("affinity"), int) and isinstance(cpu_info.get("cpu_count"), int):
+        a.values["cpu_share"] = {"usable": cpu_info["affinity"], "present": cpu_info["cpu_count"]}
     for target, rec in mm.items():
         a.add(make_line("compare", f"compare.matmul.{target}", f"fp32 mm {rec['n']}^3 on {target.upper()}",
                         rec["median_tflops"], "TFLOP/s", verdict_=INFO,
