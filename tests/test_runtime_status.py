@@ -142,3 +142,24 @@ def test_names_in_header_order_and_copies():
     runtime_status.names("hip").clear()
     runtime_status.describe("hip", 209)["causes"].clear()
     assert runtime_status.names("hip") and runtime_status.describe("hip", 209)["causes"]
+
+
+def test_a_real_cuda_13_0_driver_and_runtime_name_each_code_they_know_as_the_table_does():
+    """Recorded on an H200 (driver 580.159.04, CUDA 13.0): an independent witness of the codes' names and values."""
+    api = {"cuGetErrorName": "cuda-driver", "cudaGetErrorName": "cuda-runtime"}
+    unknown = {"cuda-driver": set(), "cuda-runtime": set()}
+    lines = (HEADERS / "h200-driver-580.159.04-status-names.txt").read_text("utf-8").splitlines()
+    answers = [line.split() for line in lines if line.split()[0] in api]
+    for call, code, *name in answers:
+        row = runtime_status.describe(api[call], int(code))
+        if name in (["rc=1"], ["unrecognized", "error", "code"]):
+            unknown[api[call]].add(row["name"])
+        else:
+            assert name == [row["name"]]
+    assert len(answers) == len(ROWS) - sum(row["api"] in ("hip", "hsa") for row in ROWS)
+    assert unknown == {"cuda-driver": {"CUDA_ERROR_MULTICAST_RESOURCE_FULL", "CUDA_ERROR_INSUFFICIENT_LOADER_VERSION",
+                                       "CUDA_ERROR_STREAM_DETACHED", "CUDA_ERROR_GRAPH_RECAPTURE_FAILURE",
+                                       "CUDA_ERROR_FABRIC_NOT_READY"},
+                       "cuda-runtime": {"cudaErrorVersionTranslation", "cudaErrorInsufficientLoaderVersion",
+                                        "cudaErrorStreamDetached", "cudaErrorGraphRecaptureFailure",
+                                        "cudaErrorFabricNotReady"}}
