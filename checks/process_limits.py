@@ -1,6 +1,7 @@
 """The limits the target's processes run under (process.limits, read by the runtime child in the target
 interpreter and environment): an address-space limit below what a GPU context reserves, an open-file limit below
-what a CUDA process holds, and a CPU affinity or quota that leaves torch a few of the machine's CPUs.
+what a CUDA process holds, a CPU affinity or quota that leaves torch a few of the machine's CPUs, and a cgroup
+memory or task limit below what one CUDA process uses.
 
 The needs are measured, not guessed (docs/measurements.md, "the runtime's own word and the process's limits"): on
 an NVIDIA H200 with driver 580 and torch 2.11.0+cu130, a process that ran one kernel and one matmul had reserved
@@ -17,6 +18,8 @@ from rocm_doctor.engine.relations import Explains, when_failing
 
 CUDA_ADDRESS_SPACE = 18_009_336 * 1024  # bytes a CUDA torch process reserved after its first kernel (measured)
 CUDA_OPEN_FILES = 46  # descriptors the same process held (measured)
+CUDA_RESIDENT = 782_476 * 1024  # bytes it had resident (VmRSS, measured)
+CUDA_THREADS = 18  # threads it ran (measured); a cgroup's pids.max counts threads
 OPEN_FILES_FAIL = 64  # the smallest soft limit measured to work (32 failed, 64 ran)
 OPEN_FILES_USUAL = 1024  # the soft limit most Linux distributions give a login shell
 GIB = 1 << 30
@@ -174,3 +177,52 @@ class ProcessCpusRestricted(Check):
                              remediation=["If the restriction is not intended, start the program without taskset or "
                                           "numactl, or ask the batch system or container for more CPUs."])
         return self.info(message + ".", evidence=evidence, data=data)
+
+
+def _bytes(text):
+    """A cgroup memory limit in bytes; None for no limit ("max", or v1's page-rounded 2**63)."""
+    try:
+        value = int(str(text).strip())
+    except (TypeError, ValueError):
+        return None
+    return None if value >= 1 << 62 else value
+
+
+class ProcessCgroupCapped(Check):
+    id = "process-cgroup-capped"
+    title = "The cgroup leaves room for a GPU process's memory and threads"
+    area = "environment"
+    severity = Severity.HIGH
+    requires = ("process.limits",)
+    explains = tuple(Explains(t, when_failing) for t in LIMIT_SYMPTOMS)
+    docs = ("https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files",
+            "https://docs.kernel.org/admin-guide/cgroup-v2.html#pid-interface-files")
+
+    def run(self, facts):
+        cgroup = facts["process.limits"].get("cgroup") or {}
+        memory = _bytes(cgroup.get("memory.max") or cgroup.get("memory.limit_in_bytes"))
+        tasks = _bytes(cgroup.get("pids.max"))
+        if memory is None and tasks is None:
+            return self.ok("the cgroup sets no memory or task limit")
+        evidence = [f"cgroup {name}: {value}" for name, value in sorted(cgroup.items())
+                    if name in ("memory.max", "memory.high", "memory.limit_in_bytes", "pids.max")]
+        evidence.append(f"a CUDA torch process had {CUDA_RESIDENT / GIB:.2f} GiB resident and {CUDA_THREADS} threads "
+                        f"after its first kernel, {MEASURED}")
+        data = {"memory_max": memory, "pids_max": tasks}
+        short = []
+        if memory is not None and memory < CUDA_RESIDENT:
+            short.append(f"its memory limit of {memory / GIB:.2f} GiB is below what one CUDA torch process has "
+                         "resident, so the kernel's OOM killer ends it")
+        if tasks is not None and tasks < CUDA_THREADS:
+            short.append(f"its task limit of {tasks} is below the {CUDA_THREADS} threads one CUDA torch process runs, "
+                         "so thread creation fails")
+        if short:
+            return self.fail("this process's cgroup is too small for a GPU process: " + "; ".join(short),
+                             evidence=evidence, data=data,
+                             remediation=["Raise the container's or job's memory and task limits (docker --memory "
+                                          "and --pids-limit, the batch system's memory request)."])
+        shown = [f"{memory / GIB:.1f} GiB of memory" if memory is not None else "",
+                 f"{tasks} tasks" if tasks is not None else ""]
+        return self.info("this process's cgroup may use " + " and ".join(s for s in shown if s) +
+                         ": a model is read into RAM before it moves to the GPU, and each DataLoader worker is a "
+                         "process with threads of its own", evidence=evidence, data=data)

@@ -165,3 +165,13 @@ def test_the_child_runs_here_without_a_gpu_and_records_limits():
     assert records[0]["step"] == "limits" and "RLIMIT_NOFILE" in records[0] and records[-1] == {"step": "done"}
     drivers = [r for r in records if r.get("api") == "cuda-driver" and r["step"] == "library"]
     assert drivers and drivers[0]["loaded"] in (True, False)
+
+
+def test_a_cgroup_below_one_cuda_process_fails_and_a_larger_one_is_information():
+    from rocm_doctor.checks.process_limits import ProcessCgroupCapped
+    assert ProcessCgroupCapped().run(facts_of([PLAIN_LIMITS] + recorded("plain"))).status == Status.OK  # "max"
+    small = facts_of([limits_line(cgroup_files={"memory.max": str(512 << 20), "pids.max": "8"})] + recorded("plain"))
+    finding = ProcessCgroupCapped().run(small)
+    assert finding.status == Status.FAIL and "0.50 GiB" in finding.message and "task limit of 8" in finding.message
+    roomy = facts_of([limits_line(cgroup_files={"memory.max": str(64 << 30), "pids.max": "4096"})] + recorded("plain"))
+    assert ProcessCgroupCapped().run(roomy).status == Status.INFO
