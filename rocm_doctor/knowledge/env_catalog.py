@@ -12,7 +12,6 @@ from typing import Optional
 from rocm_doctor.knowledge.store import load
 
 CLASSES = ("selects-devices", "changes-results", "slows", "logs", "debug-only", "build-time", "tunes", "paths")
-DEVICE_LISTS = ("index-list", "device-list")
 _PLACEHOLDER = re.compile(r"<[a-z]+>")
 
 
@@ -31,6 +30,7 @@ class Row:
     breaks: str = ""
     quiet: bool = False
     judged_by: str = ""
+    role: str = ""
     order: Optional[int] = None
 
     @property
@@ -51,7 +51,8 @@ def table() -> dict:
 def rows() -> tuple[Row, ...]:
     return tuple(Row(name=r["name"], owner=r["owner"], cls=r["class"], grammar=r["grammar"], effect=r["effect"],
                      source=r["source"], cost=r.get("cost", ""), on=r.get("on"), breaks=r.get("breaks", ""),
-                     quiet=bool(r.get("quiet")), judged_by=r.get("judged_by", ""), order=r.get("order"))
+                     quiet=bool(r.get("quiet")), judged_by=r.get("judged_by", ""), role=r.get("role", ""),
+                     order=r.get("order"))
                  for r in table()["variables"])
 
 
@@ -87,12 +88,19 @@ def judged_by(check_id: str) -> tuple[str, ...]:
     return tuple(row.name for row in rows() if row.judged_by == check_id)
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=None)
+def role(name: str) -> tuple[str, ...]:
+    """The variables of one role, first in precedence first: "visibility" (ROCR_VISIBLE_DEVICES,
+    GPU_DEVICE_ORDINAL, HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES: the lowest layer first), "install-root"
+    (ROCM_PATH, HIP_PATH), "cpu-threads" (MKL_NUM_THREADS, OMP_NUM_THREADS)."""
+    found = sorted((row for row in rows() if row.role == name), key=lambda row: row.order or 0)
+    if not found:
+        raise ValueError(f"no variable has the role {name!r}")
+    return tuple(row.name for row in found)
+
+
 def visibility_variables() -> tuple[str, ...]:
-    """The device-selection lists (ROCR_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, HIP_VISIBLE_DEVICES,
-    CUDA_VISIBLE_DEVICES), lowest layer first."""
-    lists = [row for row in rows() if row.cls == "selects-devices" and row.grammar in DEVICE_LISTS]
-    return tuple(row.name for row in sorted(lists, key=lambda row: row.order if row.order is not None else 99))
+    return role("visibility")
 
 
 def _distance(a: str, b: str, limit: int) -> int:
