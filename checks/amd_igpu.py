@@ -7,6 +7,7 @@ from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.facts import words
 from rocm_doctor.knowledge import overrides
+from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import entries, visible_order
 
 from rocm_doctor.checks.amd_common import OVERRIDE, gpus, integrated, label, override_for, real_gfx
@@ -31,13 +32,13 @@ class IgpuEnumeratedFirst(Check):
         if len(found) < 2:
             return self.skip("fewer than two AMD GPUs")
         discrete = [g for g in found if not integrated(g)]
-        order = visible_order(found, env)
+        order = visible_order(found, env, visibility_variables())
         if not discrete or not order:
             return self.skip("no discrete AMD GPU" if not discrete else "the visibility variables hide every GPU "
                              "(see gpu-visibility-env)")
         first = order[0]
         evidence = [f"{label(g)}: {real_gfx(g, env)}{' (integrated)' if integrated(g) else ''}" for g in found]
-        evidence += [f"{v}={env[v]}" for v in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+        evidence += [f"{v}={env[v]}" for v in visibility_variables()
                      if v in env]
         if not integrated(first):
             return self.ok(f"HIP device 0 is the discrete {first.get('name') or 'GPU'} ({real_gfx(first, env)})",

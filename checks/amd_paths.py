@@ -7,6 +7,7 @@ import re
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.knowledge.env_catalog import role
 
 from rocm_doctor.checks.visibility import set_in_rc_file
 
@@ -48,7 +49,7 @@ class RocmPaths(Check):
         findings = []
         there = [i for i in paths["installs"] if i.get("exists")]
         installed = min(there, key=lambda i: (not i.get("active"), i.get("path") != "/opt/rocm"), default=None)
-        for variable in ("ROCM_PATH", "HIP_PATH"):
+        for variable in role("install-root"):
             value = (facts.env.get(variable) or "").rstrip("/")
             record = next((i for i in paths["installs"] if i.get("path") == value), None)
             if value and record is not None and not record.get("exists"):

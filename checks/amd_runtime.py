@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.knowledge import catalog, support, versions
+from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.rocminfo import gpu_agents
 
 from rocm_doctor.checks.amd_common import rocm_version
@@ -15,7 +16,6 @@ from rocm_doctor.checks.amd_support import paths_text
 DRIVER_STATES = {"rock-not-loaded", "kfd-permission-denied", "kfd-no-memory", "kfd-missing", "kfd-open-failed",
                  "out-of-resources", "unsupported-gpu"}
 NO_ANSWER = {"not-installed", "not-run", "timed-out", "crashed"}
-VISIBILITY = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 ATOMICS_FAMILIES = ("gfx7", "gfx8")  # GCN 2-4: KFD skips them where the PCIe root lacks atomics
 
 
@@ -137,7 +137,7 @@ class RocmRuntimeSeesNoGpu(Check):
                          if gfx else remediation)
 
     def _runtime(self, facts, hardware, runtime, gfx, version, reason):
-        hidden = [f"{v}={facts.env[v]}" for v in VISIBILITY if v in facts.env]
+        hidden = [f"{v}={facts.env[v]}" for v in visibility_variables() if v in facts.env]
         first = support.first_linux_release(gfx) if gfx and facts.os == "linux" else None
         if first and (not versions.parse(version) or versions.at_least(versions.parse(version), first)):
             first = None  # the installed release is not older than the GPU

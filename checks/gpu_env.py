@@ -1,4 +1,5 @@
-"""GPU library environment: logging and debug switches left on, MIOpen folders, and the caching-allocator config.
+"""GPU library environment: logging and debug switches left on (data/env_catalog.json), MIOpen folders, and the
+caching-allocator config.
 
 Pure functions of facts.env (and the miopen.dirs probe record for the folders).
 """
@@ -8,46 +9,19 @@ from __future__ import annotations
 from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers.alloc_conf import parse_alloc_conf
+from rocm_doctor.parsers.env_grammar import is_on
 
 # -- logging and debug switches ------------------------------------------------------------------------------
 
-# variable -> (library, rule, what it does). rule: "truthy" (any value but 0/false/off/empty), ">N" (integer above N)
-LOGGING_VARIABLES: dict[str, tuple[str, str, str]] = {
-    "MIOPEN_ENABLE_LOGGING": ("MIOpen", "truthy", "logs every MIOpen call"),
-    "MIOPEN_ENABLE_LOGGING_CMD": ("MIOpen", "truthy", "logs a MIOpenDriver command line per call"),
-    "MIOPEN_LOG_LEVEL": ("MIOpen", ">4", "logs MIOpen at info level or above (5 = Info, 6 = Info2, 7 = Trace)"),
-    "ROCBLAS_LAYER": ("rocBLAS", ">0", "logs every rocBLAS call (trace/bench/profile layers)"),
-    "HIPBLASLT_LOG_LEVEL": ("hipBLASLt", ">0", "logs hipBLASLt calls"),
-    "HIPBLASLT_LOG_MASK": ("hipBLASLt", ">0", "logs hipBLASLt calls"),
-    "AMD_LOG_LEVEL": ("HIP runtime", ">0", "logs HIP runtime calls (3 and 4 log every API call)"),
-    "CUBLAS_LOGINFO_DBG": ("cuBLAS", "truthy", "logs every cuBLAS call"),
-    "CUBLASLT_LOG_LEVEL": ("cuBLASLt", ">0", "logs cuBLASLt calls"),
-    "CUBLASLT_LOG_MASK": ("cuBLASLt", ">0", "logs cuBLASLt calls"),
-    "CUDNN_LOGLEVEL_DBG": ("cuDNN", ">0", "logs cuDNN calls (1 errors, 2 warnings, 3 info)"),
-    "CUDNN_LOGINFO_DBG": ("cuDNN", "truthy", "logs every cuDNN call (cuDNN 8)"),
-    "AMD_SERIALIZE_KERNEL": ("HIP runtime", ">0", "serializes every kernel launch (debugging switch)"),
-    "AMD_SERIALIZE_COPY": ("HIP runtime", ">0", "serializes every copy (debugging switch)"),
-    "HIP_LAUNCH_BLOCKING": ("HIP runtime", "truthy", "makes every kernel launch synchronous (debugging switch)"),
-    "CUDA_LAUNCH_BLOCKING": ("CUDA runtime", "truthy", "makes every kernel launch synchronous (debugging switch)"),
-}
-_FALSY = {"", "0", "false", "off", "no", "none"}
 
-
-def logging_switch(variable: str, value: str) -> bool:
-    """Whether `variable=value` turns logging (or a debugging switch) on."""
-    spec = LOGGING_VARIABLES.get(variable)
-    if spec is None:
-        return False
-    rule = spec[1]
-    text = (value or "").strip()
-    if rule == "truthy":
-        return text.lower() not in _FALSY
-    threshold = int(rule[1:])
-    try:
-        return int(text, 0) > threshold
-    except ValueError:
-        return text.lower() not in _FALSY  # an unparsable value: the library may still read it as on
+def logging_switch(variable: str, value: str):
+    """The catalog row of `variable` when `variable=value` turns a logging or debugging switch on, else None."""
+    row = env_catalog.lookup(variable)
+    if row is None or row.cls not in ("logs", "debug-only") or row.quiet:
+        return None
+    return row if is_on(value, row.on) else None
 
 
 class GpuLibraryLogging(Check):
@@ -58,18 +32,21 @@ class GpuLibraryLogging(Check):
 
     def run(self, facts):
         findings = []
-        for variable in sorted(LOGGING_VARIABLES):
-            value = facts.env.get(variable)
-            if value is None or not logging_switch(variable, value):
+        for variable, value in sorted(facts.env.items()):
+            row = logging_switch(variable, value)
+            if row is None:
                 continue
-            library, _, what = LOGGING_VARIABLES[variable]
+            kind = "logging switch" if row.cls == "logs" else "debugging switch"
+            data = {"variable": variable, "value": value, "library": row.owner, "class": row.cls}
+            if row.breaks:
+                data["breaks"] = row.breaks
             findings.append(self.warn(
-                f"{variable}={value} {what}: {library} work gets slower and the output noisy.",
-                subject=variable,
-                evidence=[f"{variable}={value!r}"],
+                f"{variable}={value} is a {row.owner} {kind} left on ({row.effect}): {row.cost}.",
+                subject=variable, severity=Severity.HIGH if row.breaks else None,
+                evidence=[f"{variable}={value!r}", f"catalog: {row.source}, {row.reference()}"],
                 remediation=["Set it only for one diagnostic run, on the command line of that run."],
                 fix=S.unset_where_set(variable, set_in_rc_file(facts, variable)),
-                data={"variable": variable, "value": value, "library": library},
+                data=data,
             ))
         return findings or self.ok("no GPU library logging or debug switch is on")
 
@@ -127,7 +104,6 @@ def _make_writable(path: str) -> list:
 
 # -- caching-allocator configuration -------------------------------------------------------------------------
 
-ALLOC_VARIABLES = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF")
 
 
 class AllocConfInvalid(Check):
@@ -140,7 +116,7 @@ class AllocConfInvalid(Check):
 
     def run(self, facts):
         findings = []
-        for variable in ALLOC_VARIABLES:
+        for variable in env_catalog.judged_by(self.id):
             value = facts.env.get(variable)
             if value is None:
                 continue

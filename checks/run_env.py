@@ -9,9 +9,9 @@ from rocm_doctor.engine.model import Check, Severity, Status
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.engine.run_env import steps_for
 from rocm_doctor.knowledge import gpu_env_vars, overrides
+from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import parse_visible
 
-VISIBILITY = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 SYMPTOMS = ("hsa-override-gfx-version", "gfx-not-in-torch-arch-list", "rocblas-library-coverage", "igpu-enumerated-first",
             "torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "hsa-override-kernels-fail",
             "sdpa-math-fallback", "bench-*")
@@ -120,7 +120,7 @@ def _relied_on(facts, var, value) -> str:
 
 def _hides(facts, var, value) -> str:
     """'hides N of the M GPUs' when a visibility variable in the shell selects fewer GPUs than there are."""
-    if var not in VISIBILITY:
+    if var not in visibility_variables():
         return ""
     entries, bad = parse_visible(value)
     count = len(gpus(facts))

@@ -1,14 +1,15 @@
-"""GPU visibility variables: HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES."""
+"""GPU visibility variables (the catalog's device-selection lists: ROCR_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL,
+HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES): hiding every GPU, malformed or repeated entries, missing devices."""
 
 from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.knowledge.env_catalog import visibility_variables
+from rocm_doctor.parsers.env_grammar import device_problem, repeated
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
 from rocm_doctor.checks.gpu_state import known_gpus, seen_by
-
-VARIABLES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 
 
 class GpuVisibilityEnv(Check):
@@ -23,7 +24,7 @@ class GpuVisibilityEnv(Check):
         env = facts.env
         gpus = known_gpus(facts)
         findings = []
-        for name in VARIABLES:
+        for name in visibility_variables():
             if name not in env:
                 continue
             value = env[name]
@@ -49,6 +50,21 @@ class GpuVisibilityEnv(Check):
                 findings.append(self.fail(
                     f"{name}={value} names only device indices that do not exist ({len(gpus)} GPU(s) seen: "
                     f"{seen_by(facts)}).",
+                    subject=name, evidence=[f"{name}={value!r}", f"GPUs seen: {seen_by(facts)}"], fix=unset,
+                    remediation=[f"To keep a selection instead, use indices from 0 to {len(gpus) - 1}."] + where))
+            elif repeated(value):
+                entry, first, second = repeated(value)
+                findings.append(self.fail(
+                    f"{name}={value} names device {entry} twice (entries {first} and {second}): a device list "
+                    "must name each GPU once. The runtime does not give the process that many distinct GPUs, and "
+                    "the CUDA runtime then initialises no GPU at all (torch reports none).",
+                    subject=name, evidence=[f"{name}={value!r}"], fix=unset,
+                    remediation=["To keep a selection instead, name each GPU once, e.g. "
+                                 f"{name}={','.join(dict.fromkeys(entries))}."] + where,
+                    data={"variable": name, "value": value, "repeated": entry}))
+            elif gpus and device_problem(value, len(gpus)):
+                findings.append(self.warn(
+                    f"{name}={value}: {device_problem(value, len(gpus))} ({len(gpus)} GPU(s) seen: {seen_by(facts)}).",
                     subject=name, evidence=[f"{name}={value!r}", f"GPUs seen: {seen_by(facts)}"], fix=unset,
                     remediation=[f"To keep a selection instead, use indices from 0 to {len(gpus) - 1}."] + where))
             else:

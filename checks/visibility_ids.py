@@ -9,6 +9,7 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.facts.facts import RUN_ENV
+from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
 from rocm_doctor.checks.gpu_state import gpus, label
@@ -60,7 +61,7 @@ class GpuVisibilityUnknownId(Check):
 
     def run(self, facts):
         findings = []
-        for name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        for name in [n for n in reversed(visibility_variables()) if n != "GPU_DEVICE_ORDINAL"]:  # indices only
             value = facts.env.get(name)
             entries, bad = parse_visible(value) if value is not None else ([], [])
             if not entries or bad or all(index(e) is not None for e in entries):

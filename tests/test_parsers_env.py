@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.alloc_conf import parse_alloc_conf
 from rocm_doctor.parsers.visible_devices import entries, index, is_uuid, parse_visible, visible_order
 
@@ -56,7 +57,7 @@ ORDER_CASES = [
 
 @pytest.mark.parametrize("env,expected", ORDER_CASES, ids=[repr(c[0]) for c in ORDER_CASES])
 def test_visible_order(env, expected):
-    assert visible_order([IGPU, DGPU], env) == expected
+    assert visible_order([IGPU, DGPU], env, visibility_variables()) == expected
 
 
 # -- allocator config ------------------------------------------------------------------------------------------
@@ -120,4 +121,4 @@ def test_alloc_conf_unknown_keys_are_listed_not_errors():
 def test_env_grammars_never_raise(text):
     parse_alloc_conf(text)
     parse_visible(text)
-    visible_order([IGPU, DGPU], {"ROCR_VISIBLE_DEVICES": text, "HIP_VISIBLE_DEVICES": text})
+    visible_order([IGPU, DGPU], {"ROCR_VISIBLE_DEVICES": text, "HIP_VISIBLE_DEVICES": text}, visibility_variables())

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers.shell_secrets import secret_name
 
+# besides every variable of data/env_catalog.json: the families of the collective libraries and their transports
 RELEVANT_PREFIXES = ("NCCL_", "RCCL_", "TORCH_NCCL_", "TORCH_DISTRIBUTED_", "TORCH_SYMM_MEM_", "HSA_", "HIP_",
-                     "ROCR_", "GPU_MAX_HW_QUEUES", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF",
-                     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_MAX_CONNECTIONS", "GLOO_", "UCX_", "FI_", "OMP_NUM_THREADS",
-                     "LD_LIBRARY_PATH", "LD_PRELOAD")
+                     "ROCR_", "GLOO_", "UCX_", "FI_", "LD_PRELOAD")
 # set per process by launchers: they differ between nodes by design
 PER_PROCESS = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK", "NODE_RANK",
                "MASTER_ADDR", "MASTER_PORT"}
@@ -23,7 +23,7 @@ def relevant_env(env: Mapping[str, str]) -> dict[str, str]:
     """The variables a node report carries; one named like a secret (HIP_API_KEY) only as set, since fleet
     reports are shared."""
     return {k: "<redacted>" if secret_name(k) else v for k, v in sorted(env.items())
-            if k.startswith(RELEVANT_PREFIXES) and k not in PER_PROCESS}
+            if (k.startswith(RELEVANT_PREFIXES) or env_catalog.lookup(k) is not None) and k not in PER_PROCESS}
 
 
 def _off(value: str) -> bool:

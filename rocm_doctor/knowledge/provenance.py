@@ -16,7 +16,7 @@ TABLES = ("gpu_catalog.json", "rocm_support_linux.json", "support_windows.json",
           "overrides.json", "error_signatures.json", "os_support.json", "amdgpu_firmware.json",
           "perf_switches.json", "legacy_values.json", "torch_family.json", "windows_layer.json",
           "amdgpu_driver_support.json", "nvidia_xid.json", "nvidia_arch.json",
-          "nvidia_driver_cuda.json", "runtime_status.json")
+          "nvidia_driver_cuda.json", "runtime_status.json", "env_catalog.json")
 
 
 def sha256(data: bytes) -> str:

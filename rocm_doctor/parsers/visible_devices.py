@@ -32,11 +32,11 @@ def parse_visible(value: str) -> tuple[list[str], list[str]]:
     return found, [e for e in found if index(e) is None and not is_uuid(e)]
 
 
-def visible_order(devices: list[dict], env: dict) -> list[dict]:
+def visible_order(devices: list[dict], env: dict, variables: tuple[str, ...]) -> list[dict]:
     """The devices in HIP's order after ROCR_VISIBLE_DEVICES (indices or UUIDs) and then HIP/CUDA_VISIBLE_DEVICES
     (indices into what ROCr left). An entry that names no device stops the list, as the runtimes do."""
     order = list(devices)
-    for variable in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+    for variable in variables:
         value = env.get(variable)
         if value is None:
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from rocm_doctor.knowledge.env_catalog import role
 from rocm_doctor.probes._base import Recorder
 
 # key -> argv (the first element is looked up on PATH, then in ROCm's bin folder)
@@ -26,7 +27,7 @@ JUDGED_ENV_COMMANDS = ("hipconfig-full", "hipconfig-version", "rocminfo", "rocm-
 
 def rocm_bin_dirs(env) -> list[str]:
     dirs = []
-    for variable in ("ROCM_PATH", "HIP_PATH"):
+    for variable in role("install-root"):
         if env.get(variable):
             dirs.append(os.path.join(env[variable], "bin"))
     dirs.append("/opt/rocm/bin")

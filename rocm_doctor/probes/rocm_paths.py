@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from rocm_doctor.knowledge.env_catalog import role
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
@@ -14,7 +15,7 @@ LIST_VARIABLES = ("PATH", "LD_LIBRARY_PATH")
 
 def roots(env, opt_entries: list[str]) -> list[str]:
     """Candidate install roots: the variables first, then /opt/rocm and the versioned folders beside it."""
-    found = [env[v] for v in ("ROCM_PATH", "HIP_PATH") if env.get(v)]
+    found = [env[v] for v in role("install-root") if env.get(v)]
     found += ["/opt/rocm"] + [f"/opt/{e}" for e in opt_entries if e.startswith("rocm-")]
     return list(dict.fromkeys(p.rstrip("/") or "/" for p in found))
 

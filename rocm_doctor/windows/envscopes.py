@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
+from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.windows import paths
 
 SETX_LIMIT = 1024
@@ -18,15 +19,13 @@ WATCHED_PREFIXES = (
     "ROCBLAS_",
     "HIPBLASLT_",
     "AMD_",
-    "GPU_DEVICE_ORDINAL",
-    "CUDA_VISIBLE_DEVICES",
     "PYTORCH_",
     "TORCH_",
 )
 
 
 def watched(name: str) -> bool:
-    return name.upper().startswith(WATCHED_PREFIXES)
+    return name.upper().startswith(WATCHED_PREFIXES) or env_catalog.lookup(name.upper()) is not None
 
 
 def scope_table(values: Optional[Mapping[str, dict]], *lookups: Mapping[str, str]) -> Optional[dict[str, dict]]:

@@ -116,7 +116,7 @@ def main():
     except (AttributeError, OSError):
         threads = os.cpu_count() or 1
     # A thread count the environment fixes is what the user's programs get, so the CPU figures keep it.
-    fixed = [name for name in ("MKL_NUM_THREADS", "OMP_NUM_THREADS") if os.environ.get(name)]
+    fixed = [name for name in payload.get("thread_variables") or [] if os.environ.get(name)]
     if not fixed:
         torch.set_num_threads(threads)
     emit("cpu", name=cpu_name(), threads=torch.get_num_threads(), cpu_count=os.cpu_count(), affinity=threads,

@@ -100,9 +100,8 @@ def conv_env(ctx):
         record["cudnn_version"] = cudnn.version()
     except Exception as exc:
         record["cudnn_version_error"] = error_text(exc)
-    for name in ("MIOPEN_FIND_MODE", "MIOPEN_FIND_ENFORCE", "MIOPEN_USER_DB_PATH", "MIOPEN_CUSTOM_CACHE_DIR",
-                 "MIOPEN_DISABLE_CACHE", "MIOPEN_DEBUG_DISABLE_FIND_DB"):
-        if name in os.environ:
+    for name in sorted(os.environ):
+        if name.startswith("MIOPEN_"):  # every MIOpen setting: find mode and enforcement, databases, cache
             record.setdefault("env", {})[name] = os.environ[name]
     return record
 

@@ -19,17 +19,12 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from rocm_doctor.engine import runner
 from rocm_doctor.engine.child import run_child
 from rocm_doctor.gpu.bench.plan import Section
+from rocm_doctor.knowledge import env_catalog, gpu_env_vars
 
 CHILD = Path(__file__).with_name("_bench_child.py")
 MARKER = "bench"
 RESULTS_SCHEMA = 1
 STARTUP_ALLOWANCE_S = 90.0  # torch import + GPU initialisation, per child
-ENV_VARS = (
-    "PYTORCH_TUNABLEOP_ENABLED", "HSA_OVERRIDE_GFX_VERSION", "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL",
-    "TORCH_BLAS_PREFER_HIPBLASLT", "MIOPEN_FIND_MODE", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
-    "ROCR_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "OMP_NUM_THREADS",
-    "NVIDIA_TF32_OVERRIDE", "TORCH_CUDNN_SDPA_DEPRIORITIZED",
-)
 HEADER_KINDS = ("start", "import", "cpu", "device", "device_note")
 
 OnRecord = Callable[[dict[str, Any]], None]
@@ -124,7 +119,7 @@ def run_bench(
         "python": python,
         "requested_device": device,
         "device_index": device_index,
-        "env": {k: environment[k] for k in ENV_VARS if k in environment},
+        "env": {k: v for k, v in sorted(environment.items()) if gpu_env_vars.matters(k)},
         "header": {},
         "sections": {s.name: {"state": "not-run", "detail": "not started", "records": []} for s in plan},
         "children": [],
@@ -132,6 +127,7 @@ def run_bench(
     remaining = list(plan)
     while remaining:
         payload = {"device": device, "device_index": device_index, "watchdog": watchdog, "hold_dir": hold_dir,
+                   "thread_variables": list(env_catalog.role("cpu-threads")),
                    "sections": [s.to_payload() for s in remaining]}
         timeout = startup_allowance_s + sum(s.timeout_s for s in remaining) + 5.0
         with tempfile.TemporaryDirectory(prefix="rocm-doctor-bench-") as tmp:

@@ -15,12 +15,12 @@ from typing import Any, Optional
 
 from rocm_doctor.gpu.bench.lines import device_of
 from rocm_doctor.interpret.live_sample import read
+from rocm_doctor.knowledge.env_catalog import visibility_variables
 
 BUSY_PCT = 10
 SLOWDOWNS = {"hw_slowdown": "hardware slowdown", "hw_thermal_slowdown": "hardware thermal slowdown",
              "sw_thermal_slowdown": "software thermal slowdown", "hw_power_brake_slowdown": "power brake",
              "throttled": "throttling (amd-smi)"}
-VISIBILITY = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 _BDF = re.compile(r"([0-9a-fA-F]+):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.")
 
 
@@ -40,7 +40,7 @@ def measured_gpu(state: dict, device: dict, env: dict) -> Optional[dict]:
                 return gpu
     if len(gpus) == 1:
         return gpus[0]
-    if not any(name in env for name in VISIBILITY):
+    if not any(name in env for name in visibility_variables()):
         return next((g for g in gpus if g.get("index") == (device.get("index") or 0)), None)
     return None
 
