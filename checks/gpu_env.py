@@ -6,9 +6,12 @@ Pure functions of facts.env (and the miopen.dirs probe record for the folders).
 
 from __future__ import annotations
 
+import re
+
 from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.engine.relations import Explains
 from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers.alloc_conf import parse_alloc_conf
 from rocm_doctor.parsers.env_grammar import is_on
@@ -24,11 +27,23 @@ def logging_switch(variable: str, value: str):
     return row if is_on(value, row.on) else None
 
 
+def fails_as_the_switch_says(cause, symptom, _facts=None) -> bool:
+    """A switch that breaks kernels explains a failure that carries the error its catalog row quotes (CUDA_FORCE_PTX_JIT:
+    "no kernel image is available for execution on the device")."""
+    row = env_catalog.lookup(str((cause.data or {}).get("variable") or ""))
+    if row is None or not row.breaks:
+        return False
+    text = " ".join([symptom.message, *symptom.evidence]).lower()
+    return any(quoted.lower() in text for quoted in re.findall(r'"([^"]{12,})"', row.cost or ""))
+
+
 class GpuLibraryLogging(Check):
     id = "gpu-library-logging-enabled"
     title = "GPU library logging and debug switches are off"
     area = "environment"
     severity = Severity.MEDIUM
+    explains = tuple(Explains(t, fails_as_the_switch_says) for t in (
+        "gpu-kernel*", "sdpa-math-fallback", "bench-section-failed", "bench-sdpa-math-only", "collective-*"))
 
     def run(self, facts):
         findings = []

@@ -15,8 +15,8 @@ from rocm_doctor.checks.gpu_state import known_gpus, seen_by
 class GpuVisibilityEnv(Check):
     id = "gpu-visibility-env"
     title = "GPU visibility variables do not hide the GPUs"
-    explains = ("torch-cuda-unavailable", "windows-gpu-not-enumerated", "rocm-runtime-sees-no-gpu", "gpu-kernel*",
-                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("torch-cuda-unavailable", "gpu-runtime-refuses", "windows-gpu-not-enumerated", "rocm-runtime-sees-no-gpu",
+                "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "environment"
     severity = Severity.HIGH
 

@@ -175,3 +175,30 @@ def test_a_cgroup_below_one_cuda_process_fails_and_a_larger_one_is_information()
     assert finding.status == Status.FAIL and "0.50 GiB" in finding.message and "task limit of 8" in finding.message
     roomy = facts_of([limits_line(cgroup_files={"memory.max": str(64 << 30), "pids.max": "4096"})] + recorded("plain"))
     assert ProcessCgroupCapped().run(roomy).status == Status.INFO
+
+
+def test_a_ptx_jit_switch_is_the_root_of_kernels_failing_with_no_kernel_image():
+    from rocm_doctor.checks.gpu_env import GpuLibraryLogging
+    facts = facts_of(recorded("CUDA_FORCE_PTX_JIT"))
+    facts.env["CUDA_FORCE_PTX_JIT"] = "1"
+    switch = GpuLibraryLogging().run(facts)[0]
+    assert switch.status == Status.WARN and switch.data["breaks"] == "gpu-kernels"
+    said = "add-float32 [elementwise]: CUDA error: no kernel image is available for execution on the device"
+    kernels = Finding(id="gpu-kernels-failed", check="gpu-kernels-failed", status=Status.FAIL, title="",
+                      message="75 of 81 operator kernels raised errors", evidence=[said], severity=Severity.HIGH)
+    other = Finding(id="gpu-kernel-hang", check="gpu-kernel-hang", status=Status.FAIL, title="",
+                    message="a kernel hung", evidence=["matmul: no answer within 30 s"], severity=Severity.HIGH)
+    link([switch, kernels, other], [GpuLibraryLogging], facts)
+    assert kernels.caused_by == [switch.id] and not other.caused_by
+
+
+def test_a_repeated_visibility_index_leads_and_the_runtime_status_folds_under_it():
+    from rocm_doctor.checks.visibility import GpuVisibilityEnv
+    facts = facts_of(recorded("cvd-0,0"), **{"torch.available": False, "torch.available_error": None,
+                                               "torch.warnings": []})
+    facts.env["CUDA_VISIBLE_DEVICES"] = "0,0"
+    visibility = [f for f in GpuVisibilityEnv().run(facts) if f.is_problem]
+    runtime = GpuRuntimeRefuses().run(facts)
+    assert visibility and "0" in visibility[0].message
+    link(visibility + [runtime], [GpuVisibilityEnv, GpuRuntimeRefuses], facts)
+    assert runtime.caused_by == [visibility[0].id]
