@@ -33,6 +33,10 @@ def _soft(facts, name: str):
     return entry.get("soft"), entry.get("hard")
 
 
+def _read_in(facts) -> str:
+    return "read in " + str(facts["process.limits"].get("read_in") or "the target interpreter")
+
+
 def _shown(value) -> str:
     return "unlimited" if value is None else f"{value:,}"
 
@@ -53,7 +57,7 @@ class ProcessAddressSpaceLimited(Check):
             return self.ok("no address-space or data-segment limit is set (ulimit -v and -d are unlimited)")
         name, soft, hard = min(found, key=lambda item: item[1])
         flag = "-v" if name == "RLIMIT_AS" else "-d"
-        evidence = [f"{name}: soft {_shown(soft)} bytes ({soft / GIB:.1f} GiB), hard {_shown(hard)}",
+        evidence = [f"{name}: soft {_shown(soft)} bytes ({soft / GIB:.1f} GiB), hard {_shown(hard)}, {_read_in(facts)}",
                     f"a CUDA torch process reserved {CUDA_ADDRESS_SPACE / GIB:.1f} GiB of address space after its "
                     f"first kernel, {MEASURED}"]
         step = S.advice(f"Remove the limit where it is set (`ulimit {flag} unlimited` in the job script or shell "
@@ -96,7 +100,7 @@ class ProcessOpenFilesLimited(Check):
         soft, hard = _soft(facts, "RLIMIT_NOFILE")
         if soft is None or soft >= OPEN_FILES_USUAL:
             return self.ok(f"the open-file limit is {_shown(soft)} (hard {_shown(hard)})")
-        evidence = [f"RLIMIT_NOFILE: soft {soft}, hard {_shown(hard)}",
+        evidence = [f"RLIMIT_NOFILE: soft {soft}, hard {_shown(hard)}, {_read_in(facts)}",
                     f"a CUDA torch process held {CUDA_OPEN_FILES} descriptors after its first kernel; under a limit "
                     f"of 32 that kernel failed with 'CUDA-capable device(s) is/are busy or unavailable' ({MEASURED})"]
         raise_to = OPEN_FILES_USUAL if hard is None or hard >= OPEN_FILES_USUAL else hard

@@ -202,3 +202,18 @@ def test_a_repeated_visibility_index_leads_and_the_runtime_status_folds_under_it
     assert visibility and "0" in visibility[0].message
     link(visibility + [runtime], [GpuVisibilityEnv, GpuRuntimeRefuses], facts)
     assert runtime.caused_by == [visibility[0].id]
+
+
+def test_a_child_that_could_not_start_leaves_the_doctors_own_limits():
+    observations = Observations()
+    observations.add_command(runtime_facts.COMMAND_KEY, CommandResult(
+        argv=["python3"], error="OSError: [Errno 24] Too many open files"))
+    own = json.loads(limits_line(RLIMIT_NOFILE=[32, 20000]))
+    observations.probes[runtime_facts.OWN_LIMITS_KEY] = own
+    facts = Facts(observations)
+    runtime_facts.interpret(observations, facts)
+    facts.set("torch.flavour", "cuda")
+    assert facts["runtime.status"]["state"] == "not-run"
+    limit = ProcessOpenFilesLimited().run(facts)
+    assert limit.status == Status.FAIL and "rocm-doctor's own process" in limit.evidence[0]
+    assert GpuRuntimeRefuses().run(facts).status == Status.SKIP

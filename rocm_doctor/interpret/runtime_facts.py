@@ -8,6 +8,7 @@ from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 
 COMMAND_KEY = "runtime-probe"
+OWN_LIMITS_KEY = "process.limits.doctor"
 APIS = ("cuda-driver", "cuda-runtime", "hip", "hsa")
 
 
@@ -39,8 +40,8 @@ def _int_pair(value):
     return None
 
 
-def _limits(record: dict) -> dict:
-    out = {"rlimits": {}, "cpu_count": record.get("cpu_count"), "pid": record.get("pid")}
+def _limits(record: dict, read_in: str) -> dict:
+    out = {"rlimits": {}, "cpu_count": record.get("cpu_count"), "pid": record.get("pid"), "read_in": read_in}
     for key, value in record.items():
         pair = _int_pair(value)
         if key.startswith("RLIMIT_") and pair is not None:
@@ -55,18 +56,22 @@ def _limits(record: dict) -> dict:
 
 def interpret(observations: Observations, facts: Facts) -> None:
     result = observations.command(COMMAND_KEY)
-    if result is None:
+    own = observations.probes.get(OWN_LIMITS_KEY)
+    if result is None and not isinstance(own, dict):
         for key in ("runtime.status", "process.limits"):
             facts.set_missing(key, "the runtime probe did not run (an older snapshot, or a platform without it)")
         return
-    records = [r for r in parse_json_lines(result.stdout, marker="step") if isinstance(r, dict)]
-    finished = any(r.get("step") == "done" for r in records)
-    state, detail = classify(result, finished=finished)
-    apis = _apis(records)
-    facts.set("runtime.status", {"state": state, "detail": detail, "apis": apis,
-                                 "errors": [r for r in records if r.get("step") == "error"]})
+    records = [r for r in parse_json_lines(result.stdout, marker="step") if isinstance(r, dict)] if result else []
     limits = next((r for r in records if r.get("step") == "limits"), None)
-    if limits is None:
-        facts.set_missing("process.limits", f"the runtime probe {state} before it read the limits: {detail}")
+    if result is None:
+        facts.set_missing("runtime.status", "the runtime probe did not run")
     else:
-        facts.set("process.limits", _limits(limits))
+        state, detail = classify(result, finished=any(r.get("step") == "done" for r in records))
+        facts.set("runtime.status", {"state": state, "detail": detail, "apis": _apis(records),
+                                     "errors": [r for r in records if r.get("step") == "error"]})
+    if limits is not None:
+        facts.set("process.limits", _limits(limits, "the target interpreter"))
+    elif isinstance(own, dict):  # the target's processes inherit the doctor's limits
+        facts.set("process.limits", _limits(own, "rocm-doctor's own process (the runtime child did not report them)"))
+    else:
+        facts.set_missing("process.limits", "the runtime probe ended before it read the limits")
