@@ -217,3 +217,35 @@ def test_a_child_that_could_not_start_leaves_the_doctors_own_limits():
     limit = ProcessOpenFilesLimited().run(facts)
     assert limit.status == Status.FAIL and "rocm-doctor's own process" in limit.evidence[0]
     assert GpuRuntimeRefuses().run(facts).status == Status.SKIP
+
+
+def test_a_services_own_limits_replace_the_shells():
+    from rocm_doctor.interpret._run_env_systemd import SHOW_KEY
+    from rocm_doctor.interpret.run_env import REQUEST_KEY
+    show = ("Id=ollama.service\nLoadState=loaded\nLimitNOFILE=524288\nLimitNOFILESoft=64\nLimitAS=infinity\n"
+            "LimitASSoft=infinity\nTasksMax=4915\nMemoryMax=infinity\nCPUAffinity=0-1\nCPUQuotaPerSecUSec=infinity\n")
+    observations = Observations()
+    observations.add_command(runtime_facts.COMMAND_KEY, CommandResult(
+        argv=["python3"], returncode=0, stdout=PLAIN_LIMITS + '\n{"step": "done"}\n'))
+    observations.add_command(SHOW_KEY, CommandResult(argv=["systemctl", "show", "ollama"], returncode=0, stdout=show))
+    observations.probes[REQUEST_KEY] = {"kind": "systemd", "name": "ollama.service", "scope": "system"}
+    facts = Facts(observations)
+    runtime_facts.interpret(observations, facts)
+    limits = facts["process.limits"]
+    assert limits["rlimits"]["RLIMIT_NOFILE"] == {"soft": 64, "hard": 524288}
+    assert limits["rlimits"]["RLIMIT_AS"] == {"soft": None, "hard": None} and limits["affinity"] == [0, 1]
+    assert limits["cgroup"]["pids.max"] == "4915"
+    finding = ProcessOpenFilesLimited().run(facts)
+    assert finding.status == Status.WARN and "ollama.service (systemctl show)" in finding.evidence[0]
+    assert ProcessCpusRestricted().run(facts).status == Status.WARN  # 2 of 16
+
+
+def test_unit_limit_values_as_systemctl_prints_them():
+    from rocm_doctor.parsers.unit_limits import unit_limits
+    assert unit_limits({}) == {}
+    out = unit_limits({"LimitNOFILE": ["4096"], "CPUQuotaPerSecUSec": ["1.500s"], "CPUAffinity": ["0 2-3"],
+                       "MemoryMax": ["8589934592"], "TasksMax": ["infinity"]})
+    assert out["RLIMIT_NOFILE"] == [4096, 4096] and out["affinity"] == [0, 2, 3]
+    assert out["cgroup_files"] == {"cpu.max": "150000 100000", "memory.max": "8589934592"}
+    assert unit_limits({"CPUQuotaPerSecUSec": ["500ms"]})["cgroup_files"]["cpu.max"] == "50000 100000"
+    assert unit_limits({"LimitAS": ["garbage"]})["RLIMIT_AS"] == [None, None]

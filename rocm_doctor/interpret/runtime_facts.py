@@ -6,6 +6,10 @@ from __future__ import annotations
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret._run_env_systemd import SHOW_KEY
+from rocm_doctor.interpret.run_env import REQUEST_KEY
+from rocm_doctor.parsers.systemd_unit import show_properties
+from rocm_doctor.parsers.unit_limits import unit_limits
 
 COMMAND_KEY = "runtime-probe"
 OWN_LIMITS_KEY = "process.limits.doctor"
@@ -70,8 +74,26 @@ def interpret(observations: Observations, facts: Facts) -> None:
         facts.set("runtime.status", {"state": state, "detail": detail, "apis": _apis(records),
                                      "errors": [r for r in records if r.get("step") == "error"]})
     if limits is not None:
-        facts.set("process.limits", _limits(limits, "the target interpreter"))
+        record, read_in = limits, "the target interpreter"
     elif isinstance(own, dict):  # the target's processes inherit the doctor's limits
-        facts.set("process.limits", _limits(own, "rocm-doctor's own process (the runtime child did not report them)"))
+        record, read_in = own, "rocm-doctor's own process (the runtime child did not report them)"
     else:
         facts.set_missing("process.limits", "the runtime probe ended before it read the limits")
+        return
+    record, read_in = _under_unit(observations, record, read_in)
+    facts.set("process.limits", _limits(record, read_in))
+
+
+def _under_unit(observations: Observations, record: dict, read_in: str) -> tuple[dict, str]:
+    """Under --unit the service runs under its unit's limits (LimitNOFILE=, TasksMax=, CPUAffinity=...), not the
+    shell's: what the unit sets replaces what the child inherited."""
+    request = observations.probes.get(REQUEST_KEY) or {}
+    show = observations.command(SHOW_KEY)
+    if request.get("kind") != "systemd" or show is None or show.returncode != 0:
+        return record, read_in
+    unit = unit_limits(show_properties(show.stdout))
+    if not unit:
+        return record, read_in
+    merged = dict(record, **{k: v for k, v in unit.items() if k != "cgroup_files"})
+    merged["cgroup_files"] = dict(record.get("cgroup_files") or {}, **unit.get("cgroup_files", {}))
+    return merged, f"the settings of {request.get('name')} (systemctl show), where it sets them; else {read_in}"

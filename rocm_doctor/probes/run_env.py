@@ -20,12 +20,13 @@ from rocm_doctor.facts.observations import FileRecord
 from rocm_doctor.interpret import _run_env_jupyter as jupyter
 from rocm_doctor.interpret import _run_env_systemd as systemd
 from rocm_doctor.interpret.run_env import INTERPRETER_KEY, REQUEST_KEY, compose
+from rocm_doctor.parsers.unit_limits import UNIT_LIMITS
 from rocm_doctor.parsers import kernelspec, shell_secrets, systemd_unit
 from rocm_doctor.probes._base import Recorder
 
 FILE_CAP = 1_000_000
 PROPERTIES = ("Id", "LoadState", "Environment", "EnvironmentFiles", "UnsetEnvironment", "PassEnvironment", "User",
-              "ExecStart", "FragmentPath", "DropInPaths")
+              "ExecStart", "FragmentPath", "DropInPaths") + UNIT_LIMITS
 
 
 def observe(recorder: Recorder) -> None:
