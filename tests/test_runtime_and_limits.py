@@ -249,3 +249,22 @@ def test_unit_limit_values_as_systemctl_prints_them():
     assert out["cgroup_files"] == {"cpu.max": "150000 100000", "memory.max": "8589934592"}
     assert unit_limits({"CPUQuotaPerSecUSec": ["500ms"]})["cgroup_files"]["cpu.max"] == "50000 100000"
     assert unit_limits({"LimitAS": ["garbage"]})["RLIMIT_AS"] == [None, None]
+
+
+def test_a_rocm_torch_is_judged_by_rocr_and_hip_and_the_status_points_at_its_check():
+    lines = [PLAIN_LIMITS,  # the child's lines on a ROCm machine whose /dev/kfd this user may not open (shape only)
+             '{"api": "hsa", "loaded": true, "path": "/venv/lib/python3.12/site-packages/torch/lib/'
+             'libhsa-runtime64.so", "step": "library"}',
+             '{"api": "hsa", "call": "hsa_init", "step": "calling"}',
+             '{"api": "hsa", "call": "hsa_init", "code": 4104, "name": null, "text": "HSA_STATUS_ERROR_OUT_OF_RESOURCES:'
+             ' The runtime failed to allocate the necessary resources.", "step": "returned"}',
+             '{"step": "done"}']
+    facts = facts_of(lines, flavour="rocm")
+    finding = GpuRuntimeRefuses().run(facts)
+    assert finding.id == "gpu-runtime-refuses:hsa" and "HSA_STATUS_ERROR_OUT_OF_RESOURCES (4104)" in finding.message
+    assert finding.data["points_to"] == "rocm-device-access"
+    access = Finding(id="rocm-device-access", check="rocm-device-access", status=Status.FAIL, title="",
+                     message="this user cannot open /dev/kfd", severity=Severity.CRITICAL)
+    link([access, finding], [], facts)
+    assert finding.caused_by == [access.id] and access.confirmed_by[0]["kind"] == "runtime-status"
+    assert GpuRuntimeRefuses().run(facts_of(lines, flavour="cuda")).status == Status.SKIP  # no CUDA runtime answered
