@@ -101,9 +101,8 @@ def pack(data_dir, output, key):
     if seed is None:
         click.echo(f"wrote {output} and {output.name}.sha256 (unsigned: data update refuses it until it is signed)")
         return
-    from rocm_doctor.knowledge import ed25519
 
-    public = ed25519.public_key(seed)
+    public = signing.public_key(seed)
     kid = signing.key_id(public)
     trusted = signing.TRUSTED_KEYS.get(kid)
     who = trusted["signer"] if trusted else f"not trusted yet: add public key {public.hex()} to knowledge/signing.py"
