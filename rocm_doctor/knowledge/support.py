@@ -9,7 +9,7 @@ from rocm_doctor.knowledge import overrides, versions
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers.gfx import base_gfx
 
-PREVIEW_FROM = (7, 9)  # ROCm 7.9+ is the preview stream (rocm_support_linux.json, HWT-7.13)
+PREVIEW = ((7, 9), (7, 14))  # ROCm 7.9-7.13 were the preview stream; 7.14 is its first production release (RN-7.14)
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def _linux_row(version: tuple) -> dict | None:
     rows = load("rocm_support_linux.json")["releases"]
     wanted = f"{version[0]}.{version[1]}"
     exact = next((row for row in rows if row["rocm"] == wanted), None)
-    if exact or version[:2] < PREVIEW_FROM:
+    if exact or not PREVIEW[0] <= version[:2] < PREVIEW[1]:
         return exact
     return next((row for row in rows if row["stream"] == "preview"), None)
 
@@ -51,7 +51,7 @@ def _dated(entry: dict, version: tuple, release: str, source: str) -> Support:
 
 
 def linux(gfx: str, rocm_version: str) -> Support:
-    """Status of `gfx` in a Linux ROCm release ("6.3.42131" → the 6.3 row; 7.9+ → the preview-stream row)."""
+    """Status of `gfx` in a Linux ROCm release ("6.3.42131" → the 6.3 row; 7.9-7.13 → the preview-stream row)."""
     version, base = versions.parse(rocm_version), base_gfx(gfx)
     row = _linux_row(version) if version and base else None
     if row is None:
