@@ -140,9 +140,9 @@ def _describe() -> dict:
             "channel": update.default_url(), "tables": tables}
 
 
-# Where a source can be read: an address, or a repository's file ("owner/name:path@ref"). Notes the data was
-# compiled from ("via", a document under shared/) are not in this repository, so people are not sent to them.
-_SHOWN = ("title", "url", "also_url", "document", "read", "verified", "note")
+# Where a source can be read again: an address or a repository's file ("owner/name:path@ref"), the page's version,
+# the read date and the quoted words; a document of this repository's own (a saved copy) is not an address.
+_SHOWN = ("title", "url", "also_url", "document", "version", "read", "quote", "verified", "why", "note")
 _REPOSITORY_FILE = re.compile(r"^[\w.-]+/[\w.-]+[:@]")
 
 
