@@ -212,7 +212,10 @@ def test_gfx1153_is_named_from_amds_hardware_table_and_its_igpu_name_is_ambiguou
     row = catalog.target("gfx1153")
     assert row["codename"] == "Gorgon Point" and "Ryzen AI 5 435 (Radeon 840M)" in row["products"]
     ambiguous = load("gpu_catalog.json")["ambiguous_names"]["names"]
-    assert ambiguous == {"Radeon 840M": ["gfx1152", "gfx1153"]}
+    assert ambiguous["Radeon 840M"] == [{"gfx": "gfx1152", "sources": ["RN-10.0"]},
+                                        {"gfx": "gfx1153", "sources": ["RN-10.0"]}]
+    assert ambiguous["Radeon 820M"] == [{"gfx": "gfx1152", "sources": ["RN-10.0"]},  # AMD: Ryzen AI 5 330
+                                        {"gfx": "gfx1153", "sources": ["TR-REL"]}]   # TheRock's extras table
     assert catalog.by_name("AMD Radeon 840M") is None  # the name alone does not tell the target
 
 

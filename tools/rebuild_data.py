@@ -8,16 +8,17 @@ A maintainer's command, not shipped in the wheel:
 To bring a table up to date: save the new page's excerpt under tests/fixtures/sources/ (with its header: source,
 title, page-date or commit, read), add or extend a builder below, run this, review the diff.
 
-Rebuilt from saved sources today: rocm_support_linux.json (the 7.14 and 10.0 rows), os_support.json (the 7.14 and
-10.0 rows), gpu_catalog.json (gfx1153's target row), and the manifest (data_version, each table's current_as_of).
-Every other row is kept as it is in data/ and is not rebuilt yet: its sources are web pages or repositories that
-were read but not saved here.
+Rebuilt from saved sources: rocm_support_linux.json (the 7.14 and 10.0 rows, TheRock's Linux status), os_support.json
+(the 7.14 and 10.0 rows), gpu_catalog.json (gfx1153's target row, ambiguous_names), support_windows.json (TheRock's
+Windows status), torch_wheels.json (TheRock's device-extra targets), and the manifest (data_version, each table's
+current_as_of). Every other row is kept as data/ has it and is not rebuilt yet (data/README.md says why).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -28,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "tests" / "fixtures" / "sources"
 RN_10 = "rocm-10.0.0-release-notes.md"
 RN_714 = "rocm-7.14.0-release-notes.md"
+TR_SUP = "therock-SUPPORTED_GPUS.md"
+TR_REL = "therock-RELEASES.md"
+TR_SUP_QUOTE = "| **RDNA3.5**  | **gfx1153** | ✅            |               |               |"
 FAMILY_NOTES = {("Instinct",): "Instinct only", ("Instinct", "Radeon"): "Instinct and Radeon only",
                 ("Radeon", "Ryzen"): "Radeon and Ryzen only", ("Ryzen",): "Ryzen only", ("Radeon",): "Radeon only"}
 
@@ -110,7 +114,7 @@ def _distro_rows(text: str) -> list[dict]:
             entry["families"].append(family)
             if points:
                 entry["points"] = points
-            kernel = parse._kernel(row["kernel"])
+            kernel = parse.kernel_series(row["kernel"])
             if kernel:
                 kernels = entry.setdefault("kernels", [])
                 if kernel not in kernels:
@@ -151,14 +155,23 @@ def gpu_catalog(table: dict, texts: dict) -> None:
                                                "processors/laptop/ryzen-pro/ai-400-series/amd-ryzen-ai-5-pro-440.html) "
                                                "(Radeon 840M)", "ROCm Core SDK 10.0.0 release notes: AMD hardware "
                                                "support, Ryzen tab (device, integrated GPU, LLVM target, codename)")
+    table["sources"]["TR-REL"] = source_entry(TR_REL, texts[TR_REL], "| AMD Radeon 820M iGPU                          "
+                                              "       | gfx1153    | `device-gfx1153` |")
     apus = parse.apu_devices(rn10)
-    by_igpu: dict[str, set] = {}
+    named: dict[str, dict[str, list]] = {}  # integrated GPU name -> gfx -> the sources that say so
     for device in apus:
-        by_igpu.setdefault(device["igpu"], set()).add(device["gfx"])
-    shared = {name: sorted(gfxs) for name, gfxs in by_igpu.items() if len(gfxs) > 1}
-    table["ambiguous_names"] = {"source": "RN-10.0", "names": shared,
-                                "note": "one marketing name on two gfx targets: the name alone does not tell the "
-                                        "target; KFD's gfx_target_version (or rocminfo) does"}
+        named.setdefault(device["igpu"], {}).setdefault(device["gfx"], ["RN-10.0"])
+    for extra in parse.device_extras(texts[TR_REL]):
+        match = re.fullmatch(r"AMD (Radeon \w+) iGPU", extra["product"])
+        if match:
+            sources = named.setdefault(match.group(1), {}).setdefault(extra["gfx"], [])
+            sources.append("TR-REL") if "TR-REL" not in sources else None
+    shared = {name: [{"gfx": gfx, "sources": srcs} for gfx, srcs in sorted(by_gfx.items())]
+              for name, by_gfx in sorted(named.items()) if len(by_gfx) > 1}
+    table["ambiguous_names"] = {"names": shared,
+                                "note": "one marketing name on two gfx targets (AMD's 10.0 table puts Radeon 840M on "
+                                        "both; AMD's table and TheRock's extras table disagree on Radeon 820M): the "
+                                        "name alone does not tell the target; KFD's gfx_target_version does"}
     for row in table["targets"]:
         if any(row["gfx"] in gfxs for gfxs in shared.values()):
             row.pop("disagreement", None)  # the table names each device's target: see ambiguous_names
@@ -169,7 +182,36 @@ def gpu_catalog(table: dict, texts: dict) -> None:
             row["source"] = "RN-10.0"
 
 
-BUILDERS = {"rocm_support_linux.json": rocm_support, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog}
+# --- TheRock's development status and device extras ---------------------------------------------------------------
+
+
+def _therock_source(table: dict, texts: dict) -> dict:
+    table["sources"]["TR-SUP"] = source_entry(TR_SUP, texts[TR_SUP], TR_SUP_QUOTE)
+    return parse.therock_status(texts[TR_SUP])
+
+
+def therock_linux(table: dict, texts: dict) -> None:
+    rocm_support(table, texts)
+    table["therock_status"]["linux"] = _therock_source(table, texts)["linux"]
+
+
+def therock_windows(table: dict, texts: dict) -> None:
+    status = _therock_source(table, texts)["windows"]
+    table["therock_status"].update(status)
+
+
+def torch_wheels(table: dict, texts: dict) -> None:
+    text = texts[TR_REL]
+    table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| AMD Radeon 820M iGPU                                 "
+                                              "| gfx1153    | `device-gfx1153` |")
+    table["sources"]["TR-REL-DEPS"] = source_entry(TR_REL, text, "The `torch` packages depend on `rocm[libraries]`, "
+                                                   "so the compatible ROCm packages", "TheRock RELEASES.md: the ROCm "
+                                                   "packages its torch packages depend on")
+    table["therock"]["multi_arch"]["targets"] = [extra["gfx"] for extra in parse.device_extras(text)]
+
+
+BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog,
+            "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------

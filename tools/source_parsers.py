@@ -67,7 +67,7 @@ def added_gpus(text: str) -> list[dict]:
     return [{"name": name, "gfx": gfx} for name, gfx in _ADDED.findall(text)]
 
 
-def _kernel(value: str) -> dict | None:
+def kernel_series(value: str) -> dict | None:
     kind, _, series = value.partition(" ")
     if kind in ("GA", "HWE", "OEM") and series:
         return {"series": series, "kind": kind}
@@ -93,3 +93,50 @@ def os_tables(text: str) -> dict[str, list[dict]]:
             index += 2
         result[family] = rows
     return result
+
+
+def markdown_tables(text: str) -> list[list[dict]]:
+    """Every pipe table of a Markdown text, as rows of {header: cell} (cells stripped of `**` and backticks)."""
+    tables, lines = [], text.splitlines()
+    index = 0
+    while index < len(lines) - 1:
+        if lines[index].startswith("|") and re.match(r"^\|[\s\-:|]+\|$", lines[index + 1]):
+            heads = [cell.strip() for cell in lines[index].strip("|").split("|")]
+            rows, index = [], index + 2
+            while index < len(lines) and lines[index].startswith("|"):
+                cells = [re.sub(r"[*`]", "", cell).strip() for cell in lines[index].strip("|").split("|")]
+                rows.append(dict(zip(heads, cells)))
+                index += 1
+            tables.append(rows)
+        else:
+            index += 1
+    return tables
+
+
+def therock_status(text: str) -> dict[str, dict[str, list[str]]]:
+    """TheRock SUPPORTED_GPUS.md: per OS ("linux", "windows") the targets that are release-ready and those that only
+    build, in the file's order."""
+    result = {}
+    for os_name, title in (("linux", "## ROCm on Linux"), ("windows", "## ROCm on Windows")):
+        start = text.index(title)
+        end = text.find("\n## ", start + 3)
+        part = text[start:] if end < 0 else text[start:end]
+        ready, build = [], []
+        for table in markdown_tables(part):
+            for row in table:
+                gfx = row["LLVM target"]
+                if row.get("Release Ready") == "✅":
+                    ready.append(gfx)
+                elif row.get("Build Passing") == "✅" and gfx not in ready + build:
+                    build.append(gfx)
+        result[os_name] = {"release_ready": ready, "build_only": [g for g in build if g not in ready]}
+    return result
+
+
+def device_extras(text: str) -> list[dict]:
+    """TheRock RELEASES.md's `[device-*]` install extras table: [{"product", "gfx", "extra"}], "(all)" left out."""
+    for table in markdown_tables(text):
+        if table and "Device Extra" in table[0]:
+            return [{"product": row["Product Name"], "gfx": row["GFX Target"], "extra": row["Device Extra"]}
+                    for row in table if row["GFX Target"].startswith("gfx")]
+    return []
