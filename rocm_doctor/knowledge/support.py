@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rocm_doctor.knowledge import overrides, versions
+from rocm_doctor.knowledge import currency, overrides, versions
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers.gfx import base_gfx
 
@@ -14,7 +14,7 @@ PREVIEW = ((7, 9), (7, 14))  # ROCm 7.9-7.13 were the preview stream; 7.14 is it
 
 @dataclass(frozen=True)
 class Support:
-    status: str  # supported | deprecated | unsupported | unknown
+    status: str  # supported | deprecated | unsupported | unknown | newer (a release past the table's newest row)
     release: str | None = None  # the table row used
     source: str | None = None
     note: str | None = None
@@ -55,6 +55,9 @@ def linux(gfx: str, rocm_version: str) -> Support:
     version, base = versions.parse(rocm_version), base_gfx(gfx)
     row = _linux_row(version) if version and base else None
     if row is None:
+        later = currency.newer("rocm", rocm_version) if base else None
+        if later:
+            return Support("newer", note=later)
         return Support("unknown", note="ROCm release not in the table" if base else "not a gfx target")
     entry = row["gfx"].get(base)
     if entry is None:
@@ -68,6 +71,9 @@ def windows(gfx: str, hip_version: str) -> WindowsSupport:
     rows = load("support_windows.json")["releases"]
     row = next((r for r in rows if version and r["rocm"] == f"{version[0]}.{version[1]}"), None)
     if row is None or base is None:
+        later = currency.newer("hip-sdk", hip_version) if base else None
+        if later:
+            return WindowsSupport("newer", "newer", note=later)
         return WindowsSupport("unknown", "unknown", note="HIP SDK release not in the table" if base else "not a gfx target")
     entry = row["gfx"].get(base)
     if entry is None:
