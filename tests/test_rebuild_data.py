@@ -85,6 +85,8 @@ def test_therocks_status_and_device_extras_parse():
     extras = parse.device_extras(_text(rebuild_data.TR_REL))
     assert extras[0] == {"product": "AMD Instinct MI355X / MI350X", "gfx": "gfx950", "extra": "device-gfx950"}
     assert len(extras) == 26
+    assert parse.torch_companions(_text(rebuild_data.TR_REL))[0] == {"torch": "2.14", "torchaudio": "2.11",
+                                                                   "torchvision": "0.29"}
 
 
 def test_a_quote_missing_from_its_saved_copy_stops_the_rebuild():

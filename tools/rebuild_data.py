@@ -10,8 +10,8 @@ title, page-date or commit, read), add or extend a builder below, run this, revi
 
 Rebuilt from saved sources: rocm_support_linux.json (the 7.14 and 10.0 rows, TheRock's Linux status), os_support.json
 (the 7.14 and 10.0 rows), gpu_catalog.json (gfx1153's target row, ambiguous_names), support_windows.json (TheRock's
-Windows status), torch_wheels.json (TheRock's device-extra targets), and the manifest (data_version, each table's
-current_as_of). Every other row is kept as data/ has it and is not rebuilt yet (data/README.md says why).
+Windows status), torch_wheels.json (TheRock's device-extra targets), torch_family.json (torchvision and torchaudio of
+torch 2.11-2.14), and the manifest (data_version, each table's current_as_of). Every other row is kept as data/ has it and is not rebuilt yet (data/README.md says why).
 """
 
 from __future__ import annotations
@@ -210,8 +210,27 @@ def torch_wheels(table: dict, texts: dict) -> None:
     table["therock"]["multi_arch"]["targets"] = [extra["gfx"] for extra in parse.device_extras(text)]
 
 
+def torch_family(table: dict, texts: dict) -> None:
+    text = texts[TR_REL]
+    table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| 2.14          | 2.11               | 0.29          "
+                                              "      | 1.14         |", "TheRock RELEASES.md: the torch, torchaudio "
+                                              "and torchvision versions built together")
+    rows = {row["torch"]: row for row in table["releases"]}
+    for pair in parse.torch_companions(text):
+        row = rows.get(pair["torch"])
+        if row is None:
+            continue
+        row.update(torchvision=pair["torchvision"], torchvision_source="TR-REL", torchaudio=pair["torchaudio"],
+                   torchaudio_source="TR-REL")
+        if row["source"] not in table["sources"] or row["source"] == "WHEELS-NOTE":
+            row["source"] = "TR-REL"
+    used = json.dumps(table["releases"])
+    if '"WHEELS-NOTE"' not in used:
+        table["sources"].pop("WHEELS-NOTE", None)
+
+
 BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog,
-            "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels}
+            "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels, "torch_family.json": torch_family}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
@@ -224,10 +243,11 @@ def _changes(name: str, old: dict, new: dict) -> list[str]:
         if old.get(key) == new.get(key):
             continue
         if key == "releases":
-            before = {row["rocm"]: row for row in old.get(key, [])}
+            label = "rocm" if "rocm" in new[key][0] else "torch"
+            before = {row[label]: row for row in old.get(key, [])}
             for row in new[key]:
-                if before.get(row["rocm"]) != row:
-                    lines.append(f"{name}: release {row['rocm']} {'changed' if row['rocm'] in before else 'added'}")
+                if before.get(row[label]) != row:
+                    lines.append(f"{name}: release {row[label]} {'changed' if row[label] in before else 'added'}")
         else:
             lines.append(f"{name}: {key} {'changed' if key in old else 'added'}")
     return lines

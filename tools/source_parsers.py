@@ -97,7 +97,8 @@ def os_tables(text: str) -> dict[str, list[dict]]:
 
 def markdown_tables(text: str) -> list[list[dict]]:
     """Every pipe table of a Markdown text, as rows of {header: cell} (cells stripped of `**` and backticks)."""
-    tables, lines = [], text.splitlines()
+    tables = []
+    lines = [re.sub(r"^[>\s]+(?=\|)", "", line) for line in text.splitlines()]  # tables inside a quote block too
     index = 0
     while index < len(lines) - 1:
         if lines[index].startswith("|") and re.match(r"^\|[\s\-:|]+\|$", lines[index + 1]):
@@ -139,4 +140,13 @@ def device_extras(text: str) -> list[dict]:
         if table and "Device Extra" in table[0]:
             return [{"product": row["Product Name"], "gfx": row["GFX Target"], "extra": row["Device Extra"]}
                     for row in table if row["GFX Target"].startswith("gfx")]
+    return []
+
+
+def torch_companions(text: str) -> list[dict]:
+    """TheRock RELEASES.md's torch compatibility matrix: [{"torch", "torchaudio", "torchvision"}]."""
+    for table in markdown_tables(text):
+        if table and "torchvision version" in table[0]:
+            return [{"torch": row["torch version"], "torchaudio": row["torchaudio version"],
+                     "torchvision": row["torchvision version"]} for row in table]
     return []
