@@ -11,7 +11,8 @@ title, page-date or commit, read), add or extend a builder below, run this, revi
 Rebuilt from saved sources: rocm_support_linux.json (the 7.14 and 10.0 rows, TheRock's Linux status), os_support.json
 (the 7.14 and 10.0 rows), gpu_catalog.json (gfx1153's target row, ambiguous_names), support_windows.json (TheRock's
 Windows status), torch_wheels.json (TheRock's device-extra targets), torch_family.json (torchvision and torchaudio of
-torch 2.11-2.14), and the manifest (data_version, each table's current_as_of). Every other row is kept as data/ has it and is not rebuilt yet (data/README.md says why).
+torch 2.11-2.14), and the manifest (data_version, each table's current_as_of). Every other row is kept as data/ has
+it and is not rebuilt yet (data/README.md says why).
 """
 
 from __future__ import annotations
@@ -230,7 +231,8 @@ def torch_family(table: dict, texts: dict) -> None:
 
 
 BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog,
-            "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels, "torch_family.json": torch_family}
+            "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels,
+            "torch_family.json": torch_family}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
