@@ -119,3 +119,11 @@ def test_a_cuda_and_a_driver_newer_than_the_table_are_judged_by_the_driver():
     assert finding.status.value == "ok", finding.message
     assert "CUDA 13.4 is newer than rocm-doctor's data (which ends at 13.1)" in " ".join(finding.evidence)
     assert any("NVIDIA driver 610.20 is newer than rocm-doctor's data" in line for line in finding.evidence)
+
+
+def test_a_log_naming_a_rocm_newer_than_the_data_is_not_called_unsupported():
+    line = "/opt/rocm-11.0.0/lib/librocblas.so.5"
+    log = {"path": "/home/u/run.log", "rocm": [{"version": "11.0.0", "line": line}], "hip": [],
+           "targets": [{"gfx": "gfx1100", "line": "rocBLAS error: Cannot read TensileLibrary.dat for GPU arch : gfx1100"}]}
+    finding, = run("log-gfx-unsupported-by-rocm", {"log.machine": log, "gpu.inventory": []})
+    assert finding.status.value == "info" and "newer than rocm-doctor's data (which ends at 10.0)" in finding.message

@@ -9,7 +9,6 @@ from rocm_doctor.knowledge import currency, overrides, versions
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers.gfx import base_gfx
 
-PREVIEW = ((7, 9), (7, 14))  # ROCm 7.9-7.13 were the preview stream; 7.14 is its first production release (RN-7.14)
 
 
 @dataclass(frozen=True)
@@ -37,9 +36,13 @@ def _linux_row(version: tuple) -> dict | None:
     rows = load("rocm_support_linux.json")["releases"]
     wanted = f"{version[0]}.{version[1]}"
     exact = next((row for row in rows if row["rocm"] == wanted), None)
-    if exact or not PREVIEW[0] <= version[:2] < PREVIEW[1]:
+    if exact:
         return exact
-    return next((row for row in rows if row["stream"] == "preview"), None)
+    for row in rows:  # a row read at one release of a stream covers the stream's other releases (7.9-7.13)
+        span = [versions.parse(end)[:2] for end in row.get("range") or ()]
+        if span and span[0] <= version[:2] <= span[1]:
+            return row
+    return None
 
 
 def _dated(entry: dict, version: tuple, release: str, source: str) -> Support:
