@@ -123,7 +123,8 @@ def test_a_cuda_and_a_driver_newer_than_the_table_are_judged_by_the_driver():
 
 def test_a_log_naming_a_rocm_newer_than_the_data_is_not_called_unsupported():
     line = "/opt/rocm-11.0.0/lib/librocblas.so.5"
+    said = "rocBLAS error: Cannot read TensileLibrary.dat for GPU arch : gfx1100"
     log = {"path": "/home/u/run.log", "rocm": [{"version": "11.0.0", "line": line}], "hip": [],
-           "targets": [{"gfx": "gfx1100", "line": "rocBLAS error: Cannot read TensileLibrary.dat for GPU arch : gfx1100"}]}
+           "targets": [{"gfx": "gfx1100", "line": said}]}
     finding, = run("log-gfx-unsupported-by-rocm", {"log.machine": log, "gpu.inventory": []})
     assert finding.status.value == "info" and "newer than rocm-doctor's data (which ends at 10.0)" in finding.message
