@@ -1,11 +1,30 @@
-"""Each AMD GPU's gfx against AMD's support matrix for this OS and the installed ROCm / HIP release."""
+"""Each AMD GPU's gfx against AMD's support matrix for this OS and the installed ROCm / HIP release; a release newer
+than the tables is judged by what the machine shows (torch's arch list, the libraries' kernel files)."""
 
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.knowledge import support
+from rocm_doctor.knowledge import currency, support
 
-from rocm_doctor.checks.amd_common import gpus, integrated, label, real_gfx, rocm_version
+from rocm_doctor.checks.amd_common import covered, gpus, integrated, label, real_gfx, rocm_version
+
+
+def machine_shows(facts, gfx: str) -> tuple[str, list[str]]:
+    """What the installed software says about `gfx` when the tables cannot: ("has-code" | "lacks-code" | "silent",
+    evidence). torch's own arch list and the kernel files rocBLAS / hipBLASLt / MIOpen ship are the witnesses."""
+    evidence, verdicts = [], []
+    archs = facts.get("torch.arch_list")
+    if archs:
+        verdicts.append(covered(archs, gfx))
+        evidence.append(f"torch.cuda.get_arch_list(): {', '.join(archs)} ({'has' if verdicts[-1] else 'no'} {gfx})")
+    for folder in facts.get("rocm.libraries") or []:
+        if folder.get("exists") and folder.get("files"):
+            verdicts.append(gfx in (folder.get("gfx") or []))
+            evidence.append(f"{folder.get('library')} kernel files in {folder.get('path')}: "
+                            f"{'has' if verdicts[-1] else 'no'} {gfx}")
+    if not verdicts:
+        return "silent", ["neither torch's arch list nor a library's kernel files were found to tell"]
+    return ("has-code" if all(verdicts) else "lacks-code"), evidence
 
 
 def paths_text(gfx: str, platform: str) -> list[str]:
@@ -60,6 +79,8 @@ class GfxSupportMatrix(Check):
         if status == "unknown":
             return self.info(f"{label(gpu)} ({gfx}): {os_name} {version} is not in rocm-doctor's tables", subject=subject,
                              evidence=evidence, data=data)
+        if status == "newer":
+            return self._newer(facts, gpu, gfx, result.note, evidence, data)
         meaning = {
             "deprecated": "still works but is on its way out: a later release may drop it",
             "runtime-only": "the HIP runtime runs it, but the HIP SDK's math libraries (rocBLAS, hipBLAS...) have no "
@@ -73,3 +94,15 @@ class GfxSupportMatrix(Check):
                              subject=subject, evidence=evidence, remediation=remediation, data=data)
         return self.warn(message, subject=subject, evidence=evidence, remediation=remediation, data=data,
                          severity=Severity.LOW if status == "deprecated" else None)
+
+    def _newer(self, facts, gpu, gfx, note, evidence, data):
+        """A release past the tables: never 'unsupported' for want of a row; the machine's own answer instead."""
+        verdict, shown = machine_shows(facts, gfx)
+        data = dict(data, machine=verdict)
+        said = {"has-code": f"the installed software has code for {gfx}",
+                "lacks-code": f"the installed software lacks code for {gfx} (see gfx-not-in-torch-arch-list and "
+                              "rocblas-library-coverage)",
+                "silent": f"nothing installed shows whether it has code for {gfx}"}[verdict]
+        message = f"{label(gpu)} ({gfx}): {note}; judged by the machine instead: {said}"
+        return self.info(message, subject=str(gpu.get("index")), evidence=evidence + shown,
+                         remediation=[currency.advice()], data=data)

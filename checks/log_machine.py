@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
-from rocm_doctor.knowledge import overrides, support, wheels
+from rocm_doctor.knowledge import currency, overrides, support, wheels
 
 from rocm_doctor.checks.amd_common import arch_list, covered, gpus, index_of
 
@@ -131,6 +131,10 @@ class LogGfxUnsupportedByRocm(Check):
             evidence = [f"GPU target {gfx} {from_log(log, target)}", f"ROCm {release['version']} {from_log(log, release)}",
                         f"Linux ROCm {result.release or release['version']}: {gfx} {result.status}"
                         + (f" ({result.note})" if result.note else "") + (f" [{result.source}]" if result.source else "")]
+            if result.status == "newer":  # no row to judge by; the log has no machine to ask
+                findings.append(self.info(f"{gfx} on ROCm {release['version']} (both from the log): {result.note}",
+                                          subject=gfx, evidence=evidence, remediation=[currency.advice()]))
+                continue
             if result.status in ("supported", "unknown"):
                 findings.append(self.ok(f"{gfx} is {result.status} on ROCm {release['version']} (both from the log)",
                                         subject=gfx, evidence=evidence))

@@ -10,6 +10,7 @@ from rocm_doctor.engine.installs import install_into
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.knowledge import cuda_driver as table
+from rocm_doctor.knowledge import currency
 
 from rocm_doctor.checks.layer_common import in_container, is_ubuntu
 
@@ -97,7 +98,11 @@ class NvidiaDriverOlderThanTorchCuda(Check):
             evidence.append(f"NVIDIA driver {driver['version']} ({driver['version_from']})")
         if driver["cuda"]:
             evidence.append(f"the driver supports CUDA {driver['cuda']} ({driver['cuda_from']})")
-        driver_cuda = driver["cuda"] or table.cuda_of_driver(driver["version"], facts.os)
+        later_driver = table.newer_driver(driver["version"], facts.os)
+        driver_cuda = driver["cuda"] or (None if later_driver else table.cuda_of_driver(driver["version"], facts.os))
+        for later in (currency.newer("cuda", cuda), later_driver):  # past the table: the driver's own answer decides
+            if later:
+                evidence.append(f"{later}: judged by the CUDA major's minimum and what the driver itself reports")
         if driver["cuda"] is None and driver_cuda:
             evidence.append(f"CUDA {driver_cuda} ships with driver {table.release_driver(driver_cuda, facts.os)}, "
                             f"the newest CUDA release whose driver is not newer than {driver['version']} [NVIDIA CUDA "

@@ -8,7 +8,7 @@ from packaging.version import InvalidVersion, Version
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.knowledge import os_support
+from rocm_doctor.knowledge import currency, os_support
 
 from rocm_doctor.checks.amd_common import rocm_version
 from rocm_doctor.checks.layer_common import amd_present, in_container
@@ -53,6 +53,10 @@ class OsSupportMatrix(Check):
                                    release.get("point_release"))
         if result.status == "unknown-release":
             return self.info(f"{_describe(release)}: {result.note}", evidence=evidence)
+        if result.status == "newer-release":  # no list to hold it to: the installed packages are the machine's answer
+            return self.info(f"{_describe(release)}: {result.note}, so its OS list is not known here; ROCm "
+                             f"{version} is installed on it ({where})", evidence=evidence,
+                             remediation=[currency.advice()], data={"release": None, "status": "newer"})
         evidence.append(f"ROCm {result.release} lists: {', '.join(result.listed)} [{result.source}]")
         findings = [self._distro(release, result, evidence)]
         if result.entry and result.entry.get("id") == "ubuntu" and not in_container(facts):

@@ -6,6 +6,7 @@ from rocm_doctor.checks.runtime_status import refusals
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.engine.installs import install_into
+from rocm_doctor.knowledge import currency
 from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index
 
 from rocm_doctor.checks.amd_runtime import hardware_lines
@@ -165,8 +166,11 @@ class TorchBuildMatchesGpu(Check):
                 fix=_pip_fix(facts, python, index, packages=packages) if _amd_plan_is_direct(facts) else [],
             )
         if "nvidia" in vendors and flavour != "cuda" and "amd" not in vendors:
+            later = currency.newer("torch", version)
             return self.fail(
                 f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is NVIDIA.",
+                evidence=[f"{later}: the CUDA index is the newest release's in the table"] if later else [],
+                remediation=[currency.advice()] if later else [],
                 fix=_pip_fix(facts, python, cuda_index(version)),
             )
         if not vendors & {"amd", "nvidia"}:

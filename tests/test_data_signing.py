@@ -1,5 +1,5 @@
-"""Signed data packs: Ed25519 against RFC 8032's vectors, the signature document, keys as openssl writes them,
-https-only redirects against a real TLS server, and the meaning checks on the shipped data."""
+"""Signed data packs: the Ed25519 library against RFC 8032's vectors, the signature document, keys as openssl
+writes them, https-only redirects against a real TLS server, and the meaning checks on the shipped data."""
 
 import base64
 import datetime as dt
@@ -14,7 +14,7 @@ import threading
 import pytest
 import requests
 
-from rocm_doctor.knowledge import ed25519, pack_checks, signing, update
+from rocm_doctor.knowledge import pack_checks, signing, update
 from rocm_doctor.knowledge import http as nethttp
 
 # RFC 8032, section 7.1, tests 1-3: secret key, public key, message, signature.
@@ -35,28 +35,28 @@ L = 2**252 + 27742317777372353535851937790883648493
 @pytest.mark.parametrize("secret, public, message, signature", RFC8032)
 def test_rfc8032_vectors(secret, public, message, signature):
     secret, public, message, signature = map(bytes.fromhex, (secret, public, message, signature))
-    assert ed25519.public_key(secret) == public
-    assert ed25519.sign(secret, message) == signature
-    assert ed25519.verify(public, message, signature)
-    assert not ed25519.verify(public, message + b"\0", signature)
+    assert signing.public_key(secret) == public
+    assert signing.sign_message(secret, message) == signature
+    assert signing.verify(public, message, signature)
+    assert not signing.verify(public, message + b"\0", signature)
 
 
 def test_verification_is_strict():
     secret, public, message, signature = map(bytes.fromhex, RFC8032[1])
     flipped = bytes([signature[0] ^ 1]) + signature[1:]
-    assert not ed25519.verify(public, message, flipped)
+    assert not signing.verify(public, message, flipped)
     s = int.from_bytes(signature[32:], "little")
     malleable = signature[:32] + (s + L).to_bytes(32, "little")  # same point equation, S >= L: refused
-    assert not ed25519.verify(public, message, malleable)
-    assert not ed25519.verify(public[:31], message, signature) and not ed25519.verify(public, message, signature[:63])
-    assert not ed25519.verify(b"\xff" * 32, message, signature)  # not a point on the curve
+    assert not signing.verify(public, message, malleable)
+    assert not signing.verify(public[:31], message, signature) and not signing.verify(public, message, signature[:63])
+    assert not signing.verify(b"\xff" * 32, message, signature)  # not a point on the curve
 
 
 def test_the_signature_document_round_trips_and_names_the_trusted_signer(monkeypatch):
     seed = b"\x01" * 32
-    kid = signing.key_id(ed25519.public_key(seed))
+    kid = signing.key_id(signing.public_key(seed))
     monkeypatch.setattr(signing, "TRUSTED_KEYS", {kid: {"signer": "release team",
-                                                        "public_key": ed25519.public_key(seed).hex()}})
+                                                        "public_key": signing.public_key(seed).hex()}})
     document = signing.sign(b"pack", seed)
     forged = dict(json.loads(document), signer="someone else")
     assert signing.check(b"pack", json.dumps(forged)) == {"key_id": kid, "signer": "release team",
@@ -83,10 +83,10 @@ def test_a_key_made_by_openssl_signs_packs(tmp_path):
     spki = subprocess.run(["openssl", "pkey", "-in", str(key), "-pubout", "-outform", "DER"], check=True,
                           capture_output=True).stdout
     seed = signing.read_private_key(key)
-    assert ed25519.public_key(seed) == spki[-32:]
+    assert signing.public_key(seed) == spki[-32:]
     signature = base64.b64decode(json.loads(signing.sign(b"pack", seed))["signature"])
     message = signing.CONTEXT + hashlib.sha256(b"pack").digest()
-    assert ed25519.verify(spki[-32:], message, signature)
+    assert signing.verify(spki[-32:], message, signature)
     (tmp_path / "msg").write_bytes(message)
     (tmp_path / "sig").write_bytes(signature)
     subprocess.run(["openssl", "pkey", "-in", str(key), "-pubout", "-out", str(tmp_path / "pub.pem")], check=True)

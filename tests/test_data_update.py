@@ -15,12 +15,12 @@ import pytest
 from click.testing import CliRunner
 
 from rocm_doctor.cli.main import cli as doctor_cli
-from rocm_doctor.knowledge import ed25519, signing, store, update
+from rocm_doctor.knowledge import signing, store, update
 from rocm_doctor.knowledge import http as nethttp
 
 FAST = nethttp.Limits(connect_s=1.0, read_s=1.0, deadline_s=3.0, max_bytes=2 * 1024 * 1024)
 SEED = bytes(range(32))
-KEY_ID = signing.key_id(ed25519.public_key(SEED))
+KEY_ID = signing.key_id(signing.public_key(SEED))
 EMBEDDED = update.embedded_manifest()["data_version"]
 
 
@@ -32,7 +32,7 @@ def v(n):
 @pytest.fixture(autouse=True)
 def trust_the_test_key(monkeypatch):
     monkeypatch.setattr(signing, "TRUSTED_KEYS", {KEY_ID: {"signer": "test signer",
-                                                           "public_key": ed25519.public_key(SEED).hex()}})
+                                                           "public_key": signing.public_key(SEED).hex()}})
 
 
 def make_bundle(version=None, edit=None, drop=None):
@@ -396,7 +396,7 @@ def test_an_installed_pack_without_a_trusted_signer_is_not_read(data_dir, instal
     store.load.cache_clear()
     assert update.installed() is None and "x_test_marker" not in store.load("torch_wheels.json")
     monkeypatch.undo()
-    trust = {KEY_ID: {"signer": "test signer", "public_key": ed25519.public_key(SEED).hex()}}
+    trust = {KEY_ID: {"signer": "test signer", "public_key": signing.public_key(SEED).hex()}}
     monkeypatch.setattr(signing, "TRUSTED_KEYS", trust)
     del meta["signature"]  # what an earlier rocm-doctor installed, unsigned
     meta_path.write_text(json.dumps(meta))

@@ -121,8 +121,19 @@ def test_native_indexes_and_therock():
     assert wheels.therock_multi_arch("gfx906")["index"] == "https://rocm.nightlies.amd.com/whl-multi-arch/"
     assert wheels.therock_multi_arch("gfx803") is None
     assert wheels.therock_multi_arch("gfx90c") is None  # built by TheRock, but RELEASES.md lists no device extra
-    assert wheels.torch_versions("rocm7.2") == ["2.11", "2.12", "2.13"]
+    assert wheels.torch_versions("rocm7.2") == ["2.11", "2.12", "2.13", "2.14"]  # 2.14 is on rocm7.14 as well
+    assert wheels.torch_versions("rocm7.1") == ["2.10", "2.11", "2.12", "2.13"]
+    assert wheels.torch_versions("rocm7.0") == ["2.10"]
     assert wheels.windows_options()["pytorch_org"] is False
+
+
+def test_an_index_whose_wheels_bundle_no_rocm_says_so_in_the_advice():
+    assert wheels.needs_beside("rocm7.14")["requirement"] == "rocm[libraries]"
+    assert wheels.needs_beside("https://download.pytorch.org/whl/rocm7.2")["rocm"] == "bundled"
+    index, why, _ = wheels.amd_torch_index("gfx1100", "linux")
+    assert index.endswith("/rocm7.14") and "rocm[libraries]" in why and "carry no ROCm libraries" in why
+    index, why, _ = wheels.amd_torch_index("gfx1032", "linux")  # TheRock's own index: its torch pulls rocm itself
+    assert "multi-arch" in why and "rocm[libraries]" not in why
 
 
 def test_existing_wheel_helpers_keep_working():
@@ -195,3 +206,22 @@ def test_amd_torch_index_by_gfx_and_os(gfx, platform_os, expected):
     index, why, packages = amd_torch_index(gfx, platform_os)
     assert expected in index and why
     assert packages == ([f"torch[device-{gfx}]"] if "whl-multi-arch" in index and gfx else ["torch"])
+
+
+def test_gfx1153_is_named_from_amds_hardware_table_and_its_igpu_name_is_ambiguous():
+    row = catalog.target("gfx1153")
+    assert row["codename"] == "Gorgon Point" and "Ryzen AI 5 435 (Radeon 840M)" in row["products"]
+    ambiguous = load("gpu_catalog.json")["ambiguous_names"]["names"]
+    assert ambiguous["Radeon 840M"] == [{"gfx": "gfx1152", "sources": ["RN-10.0"]},
+                                        {"gfx": "gfx1153", "sources": ["RN-10.0"]}]
+    assert ambiguous["Radeon 820M"] == [{"gfx": "gfx1152", "sources": ["RN-10.0"]},  # AMD: Ryzen AI 5 330
+                                        {"gfx": "gfx1153", "sources": ["TR-REL"]}]   # TheRock's extras table
+    assert catalog.by_name("AMD Radeon 840M") is None  # the name alone does not tell the target
+
+
+@pytest.mark.parametrize("gfx,rocm,status", [
+    ("gfx1153", "7.14.0", "supported"), ("gfx1153", "10.0.0", "supported"), ("gfx1153", "7.13.0", "unsupported"),
+    ("gfx1200", "10.0.1", "supported"), ("gfx1030", "7.12.0", "unsupported"),
+])
+def test_the_production_stream_rows_from_7_14(gfx, rocm, status):
+    assert support.linux(gfx, rocm).status == status

@@ -36,7 +36,7 @@ def test_every_source_key_is_defined_with_a_date(name):
     unknown = [(where, key) for where, key in refs if key not in table["sources"]]
     assert not unknown
     for key, source in table["sources"].items():
-        assert source.get("url") or source.get("document"), key
+        assert source.get("url") or source.get("document") or ("primary" in source and not source["primary"]), key
         assert source.get("read"), key
 
 

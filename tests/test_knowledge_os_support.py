@@ -23,13 +23,13 @@ def test_every_release_and_firmware_row_names_a_known_source():
     assert all(row["source"] in fw["sources"] and row["gc_source"] in fw["sources"] for row in fw["targets"])
 
 
-def test_releases_cover_6_0_to_7_2_and_entries_are_well_formed():
-    assert os_support.releases() == ["6.0", "6.1", "6.2", "6.3", "6.4", "7.0", "7.1", "7.2"]
+def test_releases_cover_6_0_to_10_0_and_entries_are_well_formed():
+    assert os_support.releases() == ["6.0", "6.1", "6.2", "6.3", "6.4", "7.0", "7.1", "7.2", "7.14", "10.0"]
     for row in load("os_support.json")["releases"]:
         for entry in row["distros"]:
             assert entry["id"] == entry["id"].lower() and entry["version"]
             for kernel in entry.get("kernels") or []:
-                assert kernel["kind"] in ("GA", "HWE") and kernel["series"].count(".") == 1
+                assert kernel["kind"] in ("GA", "HWE", "OEM") and kernel["series"].count(".") == 1
 
 
 @pytest.mark.parametrize("rocm,distro,version,point,status", [
@@ -45,6 +45,12 @@ def test_releases_cover_6_0_to_7_2_and_entries_are_well_formed():
     ("6.4.0", "sles", "15.6", "15 SP6", "listed"),
     ("6.4.0", "fedora", "42", "42", "not-listed"),
     ("5.7.1", "ubuntu", "22.04", "22.04.3", "unknown-release"),
+    ("10.0.0", "ubuntu", "26.04", "26.04", "listed"),
+    ("7.14.0", "rhel", "10.2", "10.2", "listed"),
+    ("7.14.0", "rhel", "10.1", "10.1", "not-listed"),         # 10.2 replaced it as the validated RHEL 10
+    ("7.1.1", "rhel", "9.7", "9.7", "listed"),
+    ("7.1.0", "rhel", "9.7", "9.7", "not-listed"),            # added by 7.1.1
+    ("10.0.0", "sles", "16.0", "16", "listed"),
 ])
 def test_distro_matching(rocm, distro, version, point, status):
     assert os_support.distro(rocm, distro, version, point).status == status

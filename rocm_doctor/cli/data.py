@@ -101,9 +101,8 @@ def pack(data_dir, output, key):
     if seed is None:
         click.echo(f"wrote {output} and {output.name}.sha256 (unsigned: data update refuses it until it is signed)")
         return
-    from rocm_doctor.knowledge import ed25519
 
-    public = ed25519.public_key(seed)
+    public = signing.public_key(seed)
     kid = signing.key_id(public)
     trusted = signing.TRUSTED_KEYS.get(kid)
     who = trusted["signer"] if trusted else f"not trusted yet: add public key {public.hex()} to knowledge/signing.py"
@@ -141,9 +140,9 @@ def _describe() -> dict:
             "channel": update.default_url(), "tables": tables}
 
 
-# Where a source can be read: an address, or a repository's file ("owner/name:path@ref"). Notes the data was
-# compiled from ("via", a document under shared/) are not in this repository, so people are not sent to them.
-_SHOWN = ("title", "url", "also_url", "document", "read", "verified", "note")
+# Where a source can be read again: an address or a repository's file ("owner/name:path@ref"), the page's version,
+# the read date and the quoted words; a document of this repository's own (a saved copy) is not an address.
+_SHOWN = ("title", "url", "also_url", "document", "version", "read", "quote", "verified", "why", "note")
 _REPOSITORY_FILE = re.compile(r"^[\w.-]+/[\w.-]+[:@]")
 
 

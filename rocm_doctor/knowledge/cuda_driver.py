@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.knowledge import currency
 from rocm_doctor.knowledge.store import load
 
 TABLE = "nvidia_driver_cuda.json"
@@ -45,6 +46,17 @@ def release_driver(cuda: str | None, platform_os: str) -> str | None:
     drivers = [r[_column(platform_os)] for r in load(TABLE)["toolkits"]
                if key and cuda_key(r["cuda"]) == key and r[_column(platform_os)]]
     return min(drivers, key=driver_key) if drivers else None
+
+
+def newer_driver(version: str | None, platform_os: str) -> str | None:
+    """"NVIDIA driver 610.20 is newer than rocm-doctor's data (which ends at 590.48.01)" for a driver past every
+    driver the table's toolkits ship with: which CUDA it supports in full is then the driver's own answer."""
+    have = driver_key(version)
+    known = [r[_column(platform_os)] for r in load(TABLE)["toolkits"] if r[_column(platform_os)]]
+    newest = max(known, key=driver_key) if known else None
+    if have is None or newest is None or have <= driver_key(newest):
+        return None
+    return currency.words("NVIDIA driver", version, newest)
 
 
 def cuda_of_driver(version: str | None, platform_os: str) -> str | None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rocm_doctor.knowledge import versions
+from rocm_doctor.knowledge import currency, versions
 from rocm_doctor.knowledge.store import load
 
 
 @dataclass(frozen=True)
 class DistroSupport:
-    status: str  # listed | not-listed | unknown-release
+    status: str  # listed | not-listed | unknown-release | newer-release (past the table's newest row)
     release: str | None = None  # the ROCm row used
     source: str | None = None
     entry: dict | None = None  # the matching distro row
@@ -56,6 +56,9 @@ def distro(rocm_version: str, distro_id: str | None, version_id: str | None, poi
     a `from` later than the installed point release counts as not listed."""
     row = release_row(rocm_version)
     if row is None:
+        later = currency.newer("rocm", rocm_version)
+        if later:
+            return DistroSupport("newer-release", note=later)
         return DistroSupport("unknown-release", note=f"ROCm {rocm_version} is not in the OS table "
                              f"(rows: {', '.join(releases())})")
     listed = [_label(e) for e in row["distros"]]

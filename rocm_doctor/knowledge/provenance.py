@@ -1,12 +1,10 @@
-"""Version, date, checksums and sources of the embedded data (for `rocm-doctor data show`); regenerates
-data/manifest.json: `python -m rocm_doctor.knowledge.provenance [DATA_DIR]`."""
+"""Version, date, checksums, currency and sources of the embedded data (for `rocm-doctor data show`); the manifest
+itself is written by the maintainer's `python tools/rebuild_data.py`, which dates it by its saved sources."""
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
-import sys
 from importlib import resources
 from pathlib import Path
 
@@ -23,14 +21,26 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def build_manifest(data_dir: Path, generated: str | None = None) -> dict:
-    generated = generated or datetime.date.today().isoformat()
-    files = [{"name": name, "sha256": sha256((data_dir / name).read_bytes()),
-              "about": json.loads((data_dir / name).read_text(encoding="utf-8")).get("about", "")} for name in TABLES]
+def current_as_of(table: dict) -> str | None:
+    """The oldest read date among a table's verified sources that name the page's version or commit: a table is as
+    current as its least recently checked source; None when no source of it is verified that way."""
+    dates = [s["read"] for s in (table.get("sources") or {}).values()
+             if isinstance(s, dict) and s.get("verified") is True and s.get("version")]
+    return min(dates) if dates else None
+
+
+def build_manifest(data_dir: Path, generated: str) -> dict:
+    """The manifest of the tables in `data_dir`, dated `generated` (the newest read date of the saved sources)."""
+    files = []
+    for name in TABLES:
+        raw = (data_dir / name).read_bytes()
+        table = json.loads(raw)
+        files.append({"name": name, "sha256": sha256(raw), "about": table.get("about", ""),
+                      "current_as_of": current_as_of(table)})
     return {"data_version": generated.replace("-", "."), "generated": generated, "files": files}
 
 
-def write_manifest(data_dir: Path, generated: str | None = None) -> Path:
+def write_manifest(data_dir: Path, generated: str) -> Path:
     path = data_dir / "manifest.json"
     safefile.write(path, json.dumps(build_manifest(data_dir, generated), indent=1) + "\n", stream=False)
     return path
@@ -46,7 +56,3 @@ def data_provenance() -> dict:
         raw = root.joinpath(entry["name"]).read_bytes()
         files.append(dict(entry, intact=sha256(raw) == entry["sha256"], sources=json.loads(raw).get("sources", {})))
     return {"data_version": manifest["data_version"], "generated": manifest["generated"], "files": files}
-
-
-if __name__ == "__main__":
-    print(write_manifest(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(str(resources.files("rocm_doctor.data")))))

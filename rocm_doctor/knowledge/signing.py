@@ -4,7 +4,8 @@ A pack PACK.json is published with PACK.json.sig, a small JSON document holding 
 `CONTEXT + sha256(pack bytes)`. Only the keys in TRUSTED_KEYS, shipped in this package, are accepted; the
 signer's name shown to the user comes from this table, never from the signature file. A maintainer signs with
 `rocm-doctor data pack DIR -o PACK.json --sign KEY.pem`, where KEY.pem is an Ed25519 private key in the PKCS#8
-PEM form `openssl genpkey -algorithm ed25519` writes; its public key is added here before a release.
+PEM form `openssl genpkey -algorithm ed25519` writes; its public key is added here before a release. The Ed25519
+arithmetic is the `cryptography` package's (OpenSSL underneath), not this module's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from rocm_doctor.knowledge import ed25519
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
 from rocm_doctor.parsers import json_text
 
 FORMAT = "rocm-doctor-data-signature"
@@ -50,6 +54,28 @@ def _message(raw: bytes) -> bytes:
     return CONTEXT + hashlib.sha256(raw).digest()
 
 
+def public_key(seed: bytes) -> bytes:
+    """The 32-byte public key of a 32-byte Ed25519 seed (RFC 8032's secret key)."""
+    public = Ed25519PrivateKey.from_private_bytes(seed).public_key()
+    return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def sign_message(seed: bytes, message: bytes) -> bytes:
+    """The 64-byte Ed25519 signature of `message` by the seed's key."""
+    return Ed25519PrivateKey.from_private_bytes(seed).sign(message)
+
+
+def verify(public: bytes, message: bytes, signature: bytes) -> bool:
+    """Whether `signature` is the key `public`'s Ed25519 signature of `message`; malformed input is False."""
+    if len(public) != 32 or len(signature) != 64:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 def read_private_key(path: Path) -> bytes:
     """The 32-byte seed of an Ed25519 private key in PKCS#8 PEM (`openssl genpkey -algorithm ed25519`)."""
     try:
@@ -69,10 +95,10 @@ def read_private_key(path: Path) -> bytes:
 
 def sign(raw: bytes, seed: bytes) -> str:
     """The signature document for the pack bytes `raw`."""
-    public = ed25519.public_key(seed)
+    public = public_key(seed)
     document = {"format": FORMAT, "version": VERSION, "algorithm": ALGORITHM, "key_id": key_id(public),
                 "sha256": hashlib.sha256(raw).hexdigest(),
-                "signature": base64.b64encode(ed25519.sign(seed, _message(raw))).decode("ascii")}
+                "signature": base64.b64encode(sign_message(seed, _message(raw))).decode("ascii")}
     return json.dumps(document, indent=1) + "\n"
 
 
@@ -95,7 +121,7 @@ def check(raw: bytes, signature_text: str, trusted: Optional[Mapping[str, Mappin
         signature = base64.b64decode(str(document.get("signature", "")), validate=True)
     except (binascii.Error, ValueError):
         raise SignatureError("the signature is not base64") from None
-    if not ed25519.verify(bytes.fromhex(entry["public_key"]), _message(raw), signature):
+    if not verify(bytes.fromhex(entry["public_key"]), _message(raw), signature):
         raise SignatureError(f"the signature by {entry['signer']} does not match the downloaded pack "
                              "(altered, or another pack than the one signed)")
     return {"key_id": kid, "signer": entry["signer"], "algorithm": ALGORITHM}

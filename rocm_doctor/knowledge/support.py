@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rocm_doctor.knowledge import overrides, versions
+from rocm_doctor.knowledge import currency, overrides, versions
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers.gfx import base_gfx
 
-PREVIEW_FROM = (7, 9)  # ROCm 7.9+ is the preview stream (rocm_support_linux.json, HWT-7.13)
 
 
 @dataclass(frozen=True)
 class Support:
-    status: str  # supported | deprecated | unsupported | unknown
+    status: str  # supported | deprecated | unsupported | unknown | newer (a release past the table's newest row)
     release: str | None = None  # the table row used
     source: str | None = None
     note: str | None = None
@@ -37,9 +36,13 @@ def _linux_row(version: tuple) -> dict | None:
     rows = load("rocm_support_linux.json")["releases"]
     wanted = f"{version[0]}.{version[1]}"
     exact = next((row for row in rows if row["rocm"] == wanted), None)
-    if exact or version[:2] < PREVIEW_FROM:
+    if exact:
         return exact
-    return next((row for row in rows if row["stream"] == "preview"), None)
+    for row in rows:  # a row read at one release of a stream covers the stream's other releases (7.9-7.13)
+        span = [versions.parse(end)[:2] for end in row.get("range") or ()]
+        if span and span[0] <= version[:2] <= span[1]:
+            return row
+    return None
 
 
 def _dated(entry: dict, version: tuple, release: str, source: str) -> Support:
@@ -51,10 +54,13 @@ def _dated(entry: dict, version: tuple, release: str, source: str) -> Support:
 
 
 def linux(gfx: str, rocm_version: str) -> Support:
-    """Status of `gfx` in a Linux ROCm release ("6.3.42131" → the 6.3 row; 7.9+ → the preview-stream row)."""
+    """Status of `gfx` in a Linux ROCm release ("6.3.42131" → the 6.3 row; 7.9-7.13 → the preview-stream row)."""
     version, base = versions.parse(rocm_version), base_gfx(gfx)
     row = _linux_row(version) if version and base else None
     if row is None:
+        later = currency.newer("rocm", rocm_version) if base else None
+        if later:
+            return Support("newer", note=later)
         return Support("unknown", note="ROCm release not in the table" if base else "not a gfx target")
     entry = row["gfx"].get(base)
     if entry is None:
@@ -68,6 +74,9 @@ def windows(gfx: str, hip_version: str) -> WindowsSupport:
     rows = load("support_windows.json")["releases"]
     row = next((r for r in rows if version and r["rocm"] == f"{version[0]}.{version[1]}"), None)
     if row is None or base is None:
+        later = currency.newer("hip-sdk", hip_version) if base else None
+        if later:
+            return WindowsSupport("newer", "newer", note=later)
         return WindowsSupport("unknown", "unknown", note="HIP SDK release not in the table" if base else "not a gfx target")
     entry = row["gfx"].get(base)
     if entry is None:

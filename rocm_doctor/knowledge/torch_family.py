@@ -32,7 +32,7 @@ class Build(NamedTuple):
 
 def _pytorch_rocm_indexes() -> set[str]:
     wheels = load("torch_wheels.json")
-    return set(wheels["index_archs"]) | {row["rocm_index"] for row in wheels["releases"]}
+    return set(wheels["index_archs"]) | {index for row in wheels["releases"] for index in row["rocm_indexes"]}
 
 
 def build_of(version: Optional[str]) -> Build:

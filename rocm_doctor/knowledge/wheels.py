@@ -12,7 +12,7 @@ from rocm_doctor.parsers.gfx import base_gfx, is_generic
 
 def latest_rocm_index() -> str:
     table = load("torch_wheels.json")
-    return table["index_base"] + table["releases"][-1]["rocm_index"]
+    return table["index_base"] + table["releases"][-1]["rocm_indexes"][-1]
 
 
 def cuda_index(torch_version: str | None = None) -> str:
@@ -53,7 +53,19 @@ def native_indexes(gfx: str) -> list[str]:
 
 def torch_versions(index: str) -> list[str]:
     """torch releases built against a download.pytorch.org ROCm index (from the release matrix)."""
-    return [row["torch"] for row in load("torch_wheels.json")["releases"] if row["rocm_index"] == index]
+    return [row["torch"] for row in load("torch_wheels.json")["releases"] if index in row["rocm_indexes"]]
+
+
+def needs_beside(index: str) -> dict | None:
+    """What a download.pytorch.org ROCm index's wheels need installed beside them ({"rocm": "bundled"} or
+    {"rocm": "separate", "requirement", "advice"}), or None when not recorded."""
+    entry = load("torch_wheels.json")["index_archs"].get(index.rstrip("/").rsplit("/", 1)[-1])
+    return dict(entry["needs"]) if entry and entry.get("needs") else None
+
+
+def _with_needs(index: str, why: str) -> str:
+    needs = needs_beside(index) or {}
+    return f"{why}; {needs['advice']}" if needs.get("rocm") == "separate" else why
 
 
 def therock_multi_arch(gfx: str) -> dict | None:
@@ -84,13 +96,13 @@ def amd_torch_index(gfx: str | None, platform_os: str) -> tuple[str, str, list[s
     if platform_os == "linux":
         native = native_indexes(gfx) if gfx else []
         if native:
-            return (load("torch_wheels.json")["index_base"] + native[-1],
-                    f"the newest PyTorch ROCm wheels that build {gfx}", ["torch"])
+            index = load("torch_wheels.json")["index_base"] + native[-1]
+            return index, _with_needs(index, f"the newest PyTorch ROCm wheels that build {gfx}"), ["torch"]
     if multi:
         why = f"AMD's TheRock {multi['channel']} multi-arch wheels, which build {gfx} natively"
         return multi["index"], why, [multi["torch"]]
     if platform_os == "linux":
         why = "the newest PyTorch ROCm wheels" + (f" (they have no code for {gfx})" if gfx else "")
-        return latest_rocm_index(), why, ["torch"]
+        return latest_rocm_index(), _with_needs(latest_rocm_index(), why), ["torch"]
     stable = load("torch_wheels.json")["therock"]["multi_arch"]["stable"]
     return stable, "AMD's multi-arch ROCm wheels (pick the device extra for your GPU)", ["torch"]

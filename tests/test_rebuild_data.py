@@ -1,0 +1,94 @@
+"""The maintainer's rebuild: the saved sources parse offline to the committed tables, byte for byte, and a table
+that drifts from them is rewritten with a line saying what changed."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ROOT / "tests" / "fixtures" / "sources"
+sys.path.insert(0, str(ROOT / "tools"))
+
+import rebuild_data  # noqa: E402
+import source_parsers as parse  # noqa: E402
+
+
+def _text(name):
+    return (SOURCES / name).read_text(encoding="utf-8")
+
+
+def test_the_committed_tables_are_what_the_saved_sources_give():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "rebuild_data.py"), "--check"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "data/ is what the saved sources give" in done.stdout
+
+
+def test_a_drifted_table_is_rebuilt_byte_for_byte(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    table = json.loads((data / "rocm_support_linux.json").read_text(encoding="utf-8"))
+    table["releases"] = [row for row in table["releases"] if row["rocm"] != "10.0"]
+    table["therock_status"]["linux"]["release_ready"].remove("gfx942")
+    (data / "rocm_support_linux.json").write_text(json.dumps(table), encoding="utf-8")
+    manifest = json.loads((data / "manifest.json").read_text(encoding="utf-8"))
+    (data / "manifest.json").write_text(json.dumps(dict(manifest, data_version="2099.01.01")), encoding="utf-8")
+    changes = rebuild_data.rebuild(data)
+    assert "rocm_support_linux.json: release 10.0 added" in changes
+    assert "rocm_support_linux.json: therock_status changed" in changes
+    assert any(line.startswith("manifest.json: data_version 2026.12.01") for line in changes)
+    for path in sorted((ROOT / "data").glob("*.json")):
+        assert (data / path.name).read_bytes() == path.read_bytes(), path.name
+    assert rebuild_data.rebuild(data) == []
+
+
+def test_the_manifest_is_dated_by_the_saved_sources_and_says_how_current_each_table_is():
+    manifest = json.loads((ROOT / "data" / "manifest.json").read_text(encoding="utf-8"))
+    reads = {parse.header(_text(path.name))["read"] for path in SOURCES.glob("*.md")}
+    assert manifest["generated"] == max(reads) and manifest["data_version"] == max(reads).replace("-", ".")
+    current = {entry["name"]: entry["current_as_of"] for entry in manifest["files"]}
+    assert current["rocm_support_linux.json"] == "2026-12-01"
+    assert current["legacy_values.json"] is None  # no source of it is verified with a quote yet
+
+
+def test_the_10_0_release_notes_parse_to_targets_devices_and_os_tables():
+    text = _text(rebuild_data.RN_10)
+    assert parse.header(text)["page-date"] == "2026-08-26"
+    assert parse.hardware_targets(text) == ["gfx950", "gfx942", "gfx90a", "gfx908", "gfx1201", "gfx1200", "gfx1100",
+                                            "gfx1101", "gfx1102", "gfx1030", "gfx1151", "gfx1150", "gfx1152",
+                                            "gfx1153", "gfx1103"]
+    devices = {d["name"]: d for d in parse.apu_devices(text)}
+    assert devices["Ryzen AI 7 445"] == {"name": "Ryzen AI 7 445", "igpu": "Radeon 840M", "gfx": "gfx1153",
+                                         "codename": "Gorgon Point"}
+    assert devices["Ryzen AI 5 330"]["gfx"] == "gfx1152" and devices["Ryzen 3 210"]["codename"] == "Hawk Point"
+    tables = parse.os_tables(text)
+    assert tables["Instinct"][0] == {"name": "Ubuntu", "version": "26.04", "kernel": "GA 7.0"}
+    assert {"name": "SUSE Linux Enterprise Server (SLES)", "version": "15.7", "kernel": "6.4.0-150700.51"} \
+        in tables["Instinct"]
+    assert [row["kernel"] for row in tables["Ryzen"]] == ["GA 7.0", "OEM 6.17", "—"]
+
+
+def test_the_7_14_release_notes_list_the_gpus_they_add():
+    added = parse.added_gpus(_text(rebuild_data.RN_714))
+    assert [gpu["gfx"] for gpu in added] == ["gfx1151"] * 3 + ["gfx1153"] * 4
+    assert added[3]["name"] == "Ryzen AI 5 435"
+
+
+def test_therocks_status_and_device_extras_parse():
+    status = parse.therock_status(_text(rebuild_data.TR_SUP))
+    assert "gfx1153" in status["linux"]["build_only"] and "gfx942" in status["linux"]["release_ready"]
+    assert "gfx1201" in status["windows"]["build_only"]
+    extras = parse.device_extras(_text(rebuild_data.TR_REL))
+    assert extras[0] == {"product": "AMD Instinct MI355X / MI350X", "gfx": "gfx950", "extra": "device-gfx950"}
+    assert len(extras) == 26
+    assert parse.torch_companions(_text(rebuild_data.TR_REL))[0] == {"torch": "2.14", "torchaudio": "2.11",
+                                                                   "torchvision": "0.29"}
+
+
+def test_a_quote_missing_from_its_saved_copy_stops_the_rebuild():
+    with pytest.raises(AssertionError, match="the quote is not in the saved copy"):
+        rebuild_data.source_entry(rebuild_data.RN_714, _text(rebuild_data.RN_714), "ROCm 7.14.0 drops gfx1153")
