@@ -178,11 +178,13 @@ def _host_copies(a: Analysis) -> None:
         if pageable:
             value = pageable["median_gbs"]
             ratio = value / pinned["median_gbs"] if pinned and pinned["median_gbs"] else None
-            v = INFO if ratio is None else (GOOD if ratio >= 0.7 else LOW if ratio >= 0.35 else VERY_LOW)
+            # Every driver stages a pageable copy through a pinned buffer of its own, so the gap to pinned copies is
+            # the workload's choice, on any machine: information with the remedy, never a fault of this one.
+            v = INFO if ratio is None or ratio < 0.7 else GOOD
             explanation, remedy = "", []
-            if v in (LOW, VERY_LOW):
+            if ratio is not None and ratio < 0.7:
                 explanation = (f"pageable copies run at {ratio:.0%} of pinned: each one is staged through a "
-                               "driver buffer and cannot overlap with compute")
+                               "driver buffer and cannot overlap with compute, on every machine")
                 remedy = ["Pin host memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True); "
                           "pin once, outside the loop."]
             a.add(make_line("memory", f"host.pageable.{direction}", f"pageable {direction.upper()}", value, "GB/s",

@@ -14,6 +14,8 @@ from rocm_doctor.gpu.bench.formulas import decode_bytes_per_token, roofline_toke
 from rocm_doctor.gpu.bench.lines import make_line, records
 from rocm_doctor.gpu.bench.verdicts import GOOD, INFO, LOW, THRESHOLDS, UNKNOWN, VERY_LOW, verdict
 
+LAUNCH_BOUND_BUSY = 0.5  # GPU busy below this share of each token: the host's launches set the pace
+
 if TYPE_CHECKING:
     from rocm_doctor.gpu.bench.analysis import Analysis
 
@@ -136,6 +138,12 @@ def decoder(a: Analysis) -> None:
             remedy = remedy or ["Batch requests, or cut per-token launches: static KV cache with "
                                 "torch.compile(mode='reduce-overhead') / CUDA graphs, or an inference engine "
                                 "(vLLM, llama.cpp)."]
+            busy = profile_details.get("gpu_busy_fraction")
+            if busy is not None and busy < LAUNCH_BOUND_BUSY:  # the GPU idles between kernels: eager decode's nature
+                v = INFO
+                explanation = (f"{explanation}. Eager PyTorch decodes one token at a time with a kernel launch per "
+                               "op on every machine; the bandwidth roofline is what a batched or graph-captured "
+                               "engine reaches, not this workload") if explanation else explanation
         a.values[f"decode_{target}_tokens_per_s"] = rec["tokens_per_s"]
         a.add(make_line("decoder", f"decoder.decode.{target}",
                         f"decode {rec['tokens']} tokens, {model['dtype']}, {target.upper()}", rec["tokens_per_s"],
