@@ -121,9 +121,13 @@ def render(console: Console, results: dict[str, Any], analysis: dict[str, Any], 
 
     _observed(console, analysis.get("observed") or {})
     shown = [f for f in findings if f.status.value in ("warn", "fail", "error")]
-    if shown:
-        console.print(Text("Findings", style="bold underline"))
-        for finding in shown:
+    # information that carries a remedy (a workload's own limit, with what was measured to help) is kept on screen
+    worth = [f for f in findings if f.status.value == "info" and f.remediation]
+    for heading, group in (("Findings", shown), ("Worth knowing", worth)):
+        if not group:
+            continue
+        console.print(Text(heading, style="bold underline"))
+        for finding in group:
             console.print(Text(f"  [{finding.status.value}] {finding.title}: {finding.message}"))
             for step in finding.remediation:
                 console.print(Text(f"      fix: {step}", style="cyan"))
