@@ -96,7 +96,7 @@ def cuda_driver():
 
 
 def cuda_runtime():
-    lib, path = load("cuda-runtime", candidates(["libcudart.so*"], []))
+    lib, path = load("cuda-runtime", candidates(["libcudart.so*", "cudart64_*.dll"], []))
     if lib is None:
         return
     emit("library", api="cuda-runtime", loaded=True, path=path)
