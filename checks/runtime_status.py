@@ -82,6 +82,14 @@ class GpuRuntimeRefuses(Check):
                     "The findings above this one (limits, variables, driver) name what the status points at."],
                 data={"api": api, "call": call.get("call"), "code": call.get("code"), "name": row.get("name"),
                       "points_to": row.get("points_to")})
+        agents = (apis.get("hsa") or {}).get("agents")
+        if flavour == "rocm" and agents is not None and not any(a.get("gpu") for a in agents):
+            return self.fail(
+                "ROCr starts but lists no GPU agent: the HIP runtime and torch find no GPU",
+                subject="hsa", evidence=[f"agents: {', '.join(str(a.get('name')) for a in agents) or 'none'}"],
+                remediation=["See the device access and kernel driver findings: ROCr lists a GPU only when the "
+                             "amdgpu driver's KFD exposes it and this user may open /dev/kfd and its render node."],
+                data={"api": "hsa", "agents": agents, "points_to": "rocm-device-access"})
         answered = [f"{NAMES[a]}: " + ", ".join(
             f"{c.get('call')}() = {c.get('value') if c.get('value') is not None else 'ok'}"
             for c in (apis.get(a) or {}).get("calls") or []) for a in APIS_OF[flavour] if (apis.get(a) or {}).get("calls")]

@@ -33,6 +33,8 @@ def _apis(records: list[dict]) -> dict[str, dict]:
         elif step == "returned":
             entry["pending"] = None
             entry["calls"].append({key: record.get(key) for key in ("call", "code", "name", "text", "value")})
+        elif step == "agents":
+            entry["agents"] = [a for a in record.get("agents") or [] if isinstance(a, dict)]
         elif step == "error":
             entry["error"] = record.get("error")
     return apis

@@ -58,12 +58,13 @@ def load(api, names):
     return None, None
 
 
-def announce(api, call):
+def ask(api, lib, call, named, *args, out=None):
+    """Announce `call`, make it (with `out` by reference last, when given) and record its status; the status."""
     emit("calling", api=api, call=call)
-
-
-def result(api, call, code, name=None, text=None, **values):
-    emit("returned", api=api, call=call, code=int(code), name=name, text=text, **values)
+    code = getattr(lib, call)(*args, *([ctypes.byref(out)] if out is not None else []))
+    extra = {"value": out.value} if out is not None else {}
+    emit("returned", api=api, call=call, code=int(code), **dict(zip(("name", "text"), named(code))), **extra)
+    return code
 
 
 def c_text(pointer):
@@ -82,17 +83,9 @@ def cuda_driver():
         lib.cuGetErrorString(code, ctypes.byref(text))
         return c_text(name.value), c_text(text.value)
 
-    value = ctypes.c_int(0)
-    announce("cuda-driver", "cuDriverGetVersion")
-    code = lib.cuDriverGetVersion(ctypes.byref(value))
-    result("cuda-driver", "cuDriverGetVersion", code, *named(code), value=value.value)
-    announce("cuda-driver", "cuInit")
-    code = lib.cuInit(0)
-    result("cuda-driver", "cuInit", code, *named(code))
-    if code == 0:
-        announce("cuda-driver", "cuDeviceGetCount")
-        code = lib.cuDeviceGetCount(ctypes.byref(value))
-        result("cuda-driver", "cuDeviceGetCount", code, *named(code), value=value.value)
+    ask("cuda-driver", lib, "cuDriverGetVersion", named, out=ctypes.c_int(0))
+    if ask("cuda-driver", lib, "cuInit", named, 0) == 0:
+        ask("cuda-driver", lib, "cuDeviceGetCount", named, out=ctypes.c_int(0))
 
 
 def cuda_runtime():
@@ -101,14 +94,12 @@ def cuda_runtime():
         return
     emit("library", api="cuda-runtime", loaded=True, path=path)
     lib.cudaGetErrorName.restype = lib.cudaGetErrorString.restype = ctypes.c_char_p
-    value = ctypes.c_int(0)
-    announce("cuda-runtime", "cudaRuntimeGetVersion")
-    code = lib.cudaRuntimeGetVersion(ctypes.byref(value))
-    result("cuda-runtime", "cudaRuntimeGetVersion", code, value=value.value)
-    announce("cuda-runtime", "cudaGetDeviceCount")
-    code = lib.cudaGetDeviceCount(ctypes.byref(value))
-    result("cuda-runtime", "cudaGetDeviceCount", code, c_text(lib.cudaGetErrorName(code)),
-           c_text(lib.cudaGetErrorString(code)), value=value.value)
+
+    def named(code):
+        return c_text(lib.cudaGetErrorName(code)), c_text(lib.cudaGetErrorString(code))
+
+    ask("cuda-runtime", lib, "cudaRuntimeGetVersion", named, out=ctypes.c_int(0))
+    ask("cuda-runtime", lib, "cudaGetDeviceCount", named, out=ctypes.c_int(0))
 
 
 def rocm_folders():
@@ -128,10 +119,7 @@ def hsa():
         lib.hsa_status_string(code, ctypes.byref(text))
         return None, c_text(text.value)
 
-    announce("hsa", "hsa_init")
-    code = lib.hsa_init()
-    result("hsa", "hsa_init", code, *named(code))
-    if code != 0:
+    if ask("hsa", lib, "hsa_init", named) != 0:
         return
     agents = []
 
@@ -146,9 +134,8 @@ def hsa():
         agents.append({"name": c_text(name.value), "gpu": kind.value == HSA_DEVICE_TYPE_GPU})
         return 0
 
-    announce("hsa", "hsa_iterate_agents")
-    code = lib.hsa_iterate_agents(each, None)
-    result("hsa", "hsa_iterate_agents", code, *named(code), agents=agents)
+    ask("hsa", lib, "hsa_iterate_agents", named, each, None)
+    emit("agents", api="hsa", agents=agents)
     lib.hsa_shut_down()
 
 
@@ -164,16 +151,9 @@ def hip():
     def named(code):
         return c_text(lib.hipGetErrorName(code)), c_text(lib.hipGetErrorString(code))
 
-    value = ctypes.c_int(0)
-    announce("hip", "hipDriverGetVersion")
-    code = lib.hipDriverGetVersion(ctypes.byref(value))
-    result("hip", "hipDriverGetVersion", code, *named(code), value=value.value)
-    announce("hip", "hipInit")
-    code = lib.hipInit(0)
-    result("hip", "hipInit", code, *named(code))
-    announce("hip", "hipGetDeviceCount")
-    code = lib.hipGetDeviceCount(ctypes.byref(value))
-    result("hip", "hipGetDeviceCount", code, *named(code), value=value.value)
+    ask("hip", lib, "hipDriverGetVersion", named, out=ctypes.c_int(0))
+    ask("hip", lib, "hipInit", named, 0)
+    ask("hip", lib, "hipGetDeviceCount", named, out=ctypes.c_int(0))
 
 
 def limits():
