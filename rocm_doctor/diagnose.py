@@ -16,13 +16,10 @@ from rocm_doctor.engine.pipeline import Progress, Stage, run_stages
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import LOG_KEY as USER_LOG_KEY
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret.amd_derived import LOG_KEY as USER_LOG_KEY
 from rocm_doctor.interpret import interpret, run_env
-from rocm_doctor.probes import collect
-from rocm_doctor.probes._base import ProbeContext
-from rocm_doctor.probes._platform import detect_os
-from rocm_doctor.probes._target import TargetError, choose_python
+from rocm_doctor.probes import ProbeContext, TargetError, choose_python, collect, detect_os
 from rocm_doctor.report.model import Report
 
 

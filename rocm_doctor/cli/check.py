@@ -36,7 +36,7 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes._target import TargetError
+    from rocm_doctor.probes import TargetError
 
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")

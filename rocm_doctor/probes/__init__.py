@@ -13,9 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 from rocm_doctor.engine.modules import import_public_modules
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.probes._base import ProbeContext, Recorder
-from rocm_doctor.probes._platform import describe_platform
+from rocm_doctor.probes._platform import describe_platform, detect_os
 from rocm_doctor.probes import run_env
-from rocm_doctor.probes._target import environment_of
+from rocm_doctor.probes._target import TargetError, choose_python, environment_of
+
+# What other packages use; the underscored modules behind it are this package's own.
+__all__ = ["ProbeContext", "Recorder", "TargetError", "choose_python", "collect", "detect_os"]
 
 
 def probe_modules(platform_os: str, failures: dict[str, str]) -> list:
