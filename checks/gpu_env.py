@@ -5,6 +5,7 @@ Pure functions of facts.env (and the miopen.dirs probe record for the folders).
 
 from __future__ import annotations
 
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
@@ -133,8 +134,7 @@ ALLOC_VARIABLES = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP
 class AllocConfInvalid(Check):
     id = "alloc-conf-invalid"
     title = "PyTorch's caching-allocator configuration parses"
-    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "hsa-override-kernels-fail",
-                "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = (*TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "environment"
     severity = Severity.HIGH
 

@@ -7,6 +7,7 @@ from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
 from rocm_doctor.checks.gpu_state import known_gpus, seen_by
+from rocm_doctor.checks.symptoms import GPU_WORK
 
 VARIABLES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 
@@ -14,8 +15,7 @@ VARIABLES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICE
 class GpuVisibilityEnv(Check):
     id = "gpu-visibility-env"
     title = "GPU visibility variables do not hide the GPUs"
-    explains = ("torch-cuda-unavailable", "windows-gpu-not-enumerated", "rocm-runtime-sees-no-gpu", "gpu-kernel*",
-                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("torch-cuda-unavailable", "windows-gpu-not-enumerated", "rocm-runtime-sees-no-gpu", *GPU_WORK)
     area = "environment"
     severity = Severity.HIGH
 
