@@ -7,6 +7,7 @@ from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
 
 from rocm_doctor.checks.amd_common import gpus
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 
 NOGROUP = 65534
 
@@ -20,8 +21,7 @@ def amd_present(facts) -> bool:
 class RocmDeviceAccess(Check):
     id = "rocm-device-access"
     title = "This user can open /dev/kfd and the GPU render nodes"
-    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "hip-runtime-mismatch", "rocm-runtime-sees-no-gpu",
-                "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = (*TORCH_SEES_NO_GPU, "hip-runtime-mismatch", "rocm-runtime-sees-no-gpu", *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)  # WSL goes through /dev/dxg: wsl-rocm-support
@@ -107,8 +107,7 @@ class RocmDeviceAccess(Check):
 class RocmKernelDriver(Check):
     id = "rocm-kernel-driver"
     title = "The amdgpu kernel driver and its KFD are loaded for this kernel"
-    explains = ("rocm-device-access", "torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*",
-                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("rocm-device-access", *TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)

@@ -11,6 +11,7 @@ from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.knowledge import legacy, versions
 
 from rocm_doctor.checks.amd_common import gpus
+from rocm_doctor.checks.symptoms import TORCH_GPU_WORK
 from rocm_doctor.checks.visibility import set_in_rc_file
 
 HIP_LIB = "libamdhip64.so"
@@ -33,8 +34,7 @@ def release(text) -> str | None:
 class HipRuntimeMismatch(Check):
     id = "hip-runtime-mismatch"
     title = "torch runs on the HIP runtime it was built for"
-    explains = ("torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
-                "collective-*")
+    explains = TORCH_GPU_WORK
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)

@@ -11,6 +11,7 @@ from rocm_doctor.parsers.rocminfo import gpu_agents
 
 from rocm_doctor.checks.amd_common import rocm_version
 from rocm_doctor.checks.amd_support import paths_text
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 
 # rocminfo states another check diagnoses (the driver, /dev/kfd, WSL's own runtime): not this check's to judge
 DRIVER_STATES = {"rock-not-loaded", "kfd-permission-denied", "kfd-no-memory", "kfd-missing", "kfd-open-failed",
@@ -73,8 +74,7 @@ def runtime_says_none(facts) -> list[str]:
 class RocmRuntimeSeesNoGpu(Check):
     id = "rocm-runtime-sees-no-gpu"
     title = "The kernel driver and the ROCm runtime see the AMD GPU that is present"
-    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "gfx-not-in-torch-arch-list", "hip-runtime-mismatch",
-                "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = (*TORCH_SEES_NO_GPU, "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX, Platform.WSL)

@@ -8,6 +8,7 @@ from rocm_doctor.knowledge import support, versions
 from rocm_doctor.knowledge.store import load
 
 from rocm_doctor.checks.amd_common import gpus, label, real_gfx, rocm_version
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 
 INSTALL = ["sudo", "amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"]
 
@@ -29,8 +30,7 @@ def wsl_gpus() -> list[str]:
 class WslRocmSupport(Check):
     id = "wsl-rocm-support"
     title = "ROCm can reach the GPU from WSL2"
-    explains = ("rocm-device-access", "rocm-kernel-driver", "torch-cuda-unavailable", "torch-probe-crashed",
-                "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("rocm-device-access", "rocm-kernel-driver", *TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.WSL,)

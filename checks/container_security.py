@@ -9,7 +9,8 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 
 from rocm_doctor.checks.containers import mode_allows, recreate_container
-from rocm_doctor.checks.layer_common import DRIVER_SYMPTOMS, amd_present, in_container
+from rocm_doctor.checks.layer_common import amd_present, in_container
+from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS
 
 REFUSED = ("EACCES", "EPERM")
 LABEL_OFF = "--security-opt label=disable"

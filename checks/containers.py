@@ -6,7 +6,8 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 
-from rocm_doctor.checks.layer_common import DRIVER_SYMPTOMS, amd_present
+from rocm_doctor.checks.layer_common import amd_present
+from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS
 
 NOGROUP = 65534
 OPENED = ("ok", "kfd-permission-denied", "kfd-no-memory")

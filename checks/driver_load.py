@@ -12,8 +12,9 @@ from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.knowledge import catalog, firmware
 
 from rocm_doctor.checks.amd_common import gpus, label, real_gfx
-from rocm_doctor.checks.layer_common import (DRIVER_SYMPTOMS, amd_present, amdgpu_loaded, family, in_container,
+from rocm_doctor.checks.layer_common import (amd_present, amdgpu_loaded, family, in_container,
                                              initramfs_step_argv, is_ubuntu, running_kernel)
+from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS
 
 UBUNTU_MOK = "/var/lib/shim-signed/mok/MOK.der"
 DKMS_MOK = "/var/lib/dkms/mok.pub"

@@ -10,7 +10,8 @@ from rocm_doctor.knowledge import driver_support as table
 from rocm_doctor.knowledge import versions
 
 from rocm_doctor.checks.amd_common import gpus, integrated, label, real_gfx, rocm_version
-from rocm_doctor.checks.layer_common import DRIVER_SYMPTOMS, amd_present, family
+from rocm_doctor.checks.layer_common import amd_present, family
+from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS
 
 AMD_DOCS = "https://instinct.docs.amd.com/projects/amdgpu-docs/en/latest/compatibility/compatibility-matrix.html"
 

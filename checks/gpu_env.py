@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
@@ -42,8 +43,7 @@ class GpuLibraryLogging(Check):
     title = "GPU library logging and debug switches are off"
     area = "environment"
     severity = Severity.MEDIUM
-    explains = tuple(Explains(t, fails_as_the_switch_says) for t in (
-        "gpu-kernel*", "sdpa-math-fallback", "bench-section-failed", "bench-sdpa-math-only", "collective-*"))
+    explains = tuple(Explains(t, fails_as_the_switch_says) for t in GPU_WORK)
 
     def run(self, facts):
         findings = []
@@ -124,8 +124,7 @@ def _make_writable(path: str) -> list:
 class AllocConfInvalid(Check):
     id = "alloc-conf-invalid"
     title = "PyTorch's caching-allocator configuration parses"
-    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "hsa-override-kernels-fail",
-                "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = (*TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "environment"
     severity = Severity.HIGH
 

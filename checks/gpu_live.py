@@ -8,11 +8,11 @@ from rocm_doctor.engine.relations import Explains, same_subject, when_failing
 
 from rocm_doctor.checks.gpu_state import busy, gpus, label, live, mib, others, pct, processes, state_line, \
     subject, who
+from rocm_doctor.checks.symptoms import GPU_UNUSABLE
 
 BUSY_UNLISTED_PCT = 10  # utilization with no process listed that says someone else is computing
 HELD_WARN_PCT = 50
 HELD_FAIL_PCT = 90
-GPU_SYMPTOMS = ("torch-cuda-unavailable", "gpu-kernel*", "bench-*", "collective-*")
 
 
 def _listing_missing(facts) -> str:
@@ -121,7 +121,7 @@ class GpuComputeModeRestricted(Check):
     area = "gpu-state"
     severity = Severity.HIGH
     requires = ("gpu.live",)
-    explains = tuple(Explains(target, when_failing) for target in GPU_SYMPTOMS)
+    explains = tuple(Explains(target, when_failing) for target in GPU_UNUSABLE)
 
     def run(self, facts):
         moded = [g for g in gpus(facts) if g.get("compute_mode")]
@@ -159,7 +159,7 @@ class GpuMigEnabled(Check):
     area = "gpu-state"
     severity = Severity.MEDIUM
     requires = ("gpu.live",)
-    explains = tuple(Explains(target, when_failing) for target in GPU_SYMPTOMS)
+    explains = tuple(Explains(target, when_failing) for target in GPU_UNUSABLE)
 
     def run(self, facts):
         reported = [g for g in gpus(facts) if g.get("mig_mode")]

@@ -10,12 +10,12 @@ from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
 
 from rocm_doctor.checks.driver_load import AmdgpuFirmwareMissing
-from rocm_doctor.checks.layer_common import DRIVER_SYMPTOMS, in_container
+from rocm_doctor.checks.layer_common import in_container
+from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS, GPU_UNUSABLE, KERNEL_FAILURES, TORCH_SEES_NO_GPU
 
 FACT = "linux.gpu_events"
 ACCESS = "linux.kernel_log_access"
 SHOWN = 4  # lines quoted per finding; the count says how many there were
-KERNEL_FAILURES = ("gpu-kernel-hang", "gpu-kernel-crash", "gpu-kernels-failed", "bench-section-failed", "collective-*")
 REBOOT = ("Reboot the machine: the GPU starts from a clean state, and the next boot's kernel log no longer holds "
           "these lines")
 
@@ -240,9 +240,8 @@ class AmdgpuGpuReset(_KernelLogCheck):
     id = "amdgpu-gpu-reset"
     title = "amdgpu did not have to reset a GPU this boot"
     severity = Severity.CRITICAL
-    explains = tuple(Explains(t, when_failing) for t in ("torch-cuda-unavailable", "torch-probe-crashed",
-                                                         "rocm-device-access", "gpu-kernel*", "bench-*",
-                                                         "collective-*"))
+    explains = tuple(Explains(t, when_failing) for t in (*TORCH_SEES_NO_GPU, "rocm-device-access", "gpu-kernel*",
+                                                         "bench-*", "collective-*"))
 
     def run(self, facts):
         found = events(facts, "resets")
@@ -324,8 +323,7 @@ class AmdgpuFirmwareNotAnswering(_KernelLogCheck):
     id = "amdgpu-firmware-not-answering"
     title = "amdgpu's SMU and PSP firmware kept answering after the GPU came up"
     severity = Severity.HIGH
-    explains = tuple(Explains(t, when_failing) for t in ("torch-cuda-unavailable", "gpu-kernel*", "bench-*",
-                                                         "collective-*"))
+    explains = tuple(Explains(t, when_failing) for t in GPU_UNUSABLE)
     docs = ("https://lists.freedesktop.org/archives/amd-gfx/2025-October/",)
 
     def run(self, facts):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from rocm_doctor.checks.amd_access import amd_present  # noqa: F401 (shared)
 
-DRIVER_SYMPTOMS = ("rocm-kernel-driver", "rocm-device-access", "torch-cuda-unavailable", "torch-probe-crashed",
-                   "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
 _DEBIAN = {"debian", "ubuntu"}
 _REDHAT = {"rhel", "fedora", "centos", "rocky", "almalinux", "ol"}
 

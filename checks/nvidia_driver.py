@@ -13,11 +13,11 @@ from rocm_doctor.knowledge import cuda_driver as table
 from rocm_doctor.knowledge import currency
 
 from rocm_doctor.checks.layer_common import in_container, is_ubuntu
+from rocm_doctor.checks.symptoms import NVIDIA_GPU_WORK
 
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 NOTES_DOCS = "https://docs.nvidia.com/cuda/archive/13.1.0/cuda-toolkit-release-notes/index.html"
 DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
-SYMPTOMS = ("torch-cuda-unavailable", "gpu-kernel*", "sdpa-math-fallback", "bench-*", "collective-*")
 
 
 def _nvidia_absent(facts) -> bool:
@@ -79,7 +79,7 @@ def _torch_alternatives(facts, driver_cuda: str | None) -> list:
 class NvidiaDriverOlderThanTorchCuda(Check):
     id = "nvidia-driver-older-than-torch-cuda"
     title = "The NVIDIA driver is new enough for the CUDA torch was built with"
-    explains = SYMPTOMS
+    explains = NVIDIA_GPU_WORK
     area = "torch"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX, Platform.WINDOWS, Platform.WSL)

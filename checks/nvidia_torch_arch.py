@@ -13,6 +13,7 @@ from rocm_doctor.facts.facts import target_python
 from rocm_doctor.knowledge import nvidia_arch
 from rocm_doctor.knowledge.cuda_driver import cuda_key
 
+from rocm_doctor.checks.symptoms import NVIDIA_GPU_WORK
 from rocm_doctor.checks.torch_install import flavour_name
 
 NO_KERNEL = "no kernel image is available for execution on the device"
@@ -57,7 +58,7 @@ def built_for(archs: list[str]) -> str:
 class SmNotInTorchArchList(Check):
     id = "sm-not-in-torch-arch-list"
     title = "torch has GPU code for this NVIDIA GPU's compute capability"
-    explains = ("torch-cuda-unavailable", "gpu-kernel*", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = NVIDIA_GPU_WORK
     area = "torch"
     severity = Severity.HIGH
     requires = ("torch.flavour",)

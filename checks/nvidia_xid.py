@@ -13,7 +13,8 @@ from rocm_doctor.engine.model import Severity
 from rocm_doctor.engine.relations import Explains
 from rocm_doctor.knowledge import xid as catalog
 
-from rocm_doctor.checks.kernel_log import KERNEL_FAILURES, REBOOT, _KernelLogCheck, events, read_from, times, where
+from rocm_doctor.checks.kernel_log import REBOOT, _KernelLogCheck, events, read_from, times, where
+from rocm_doctor.checks.symptoms import KERNEL_FAILURES, TORCH_SEES_NO_GPU
 
 SHOWN = 4
 ECC_CODES = (48, 63, 64, 92, 94, 95, 140)
@@ -48,8 +49,8 @@ class NvidiaXid(_KernelLogCheck):
     severity = Severity.HIGH
     docs = (catalog.CATALOG_URL, "https://docs.nvidia.com/deploy/xid-errors/index.html")
     explains = (
-        tuple(Explains(t, effect_failing("gpu-lost")) for t in ("torch-cuda-unavailable", "torch-probe-crashed",
-                                                               "gpu-kernel*", "bench-*", "collective-*"))
+        tuple(Explains(t, effect_failing("gpu-lost")) for t in (*TORCH_SEES_NO_GPU, "gpu-kernel*", "bench-*",
+                                                                "collective-*"))
         + tuple(Explains(t, effect_failing("app-killed")) for t in KERNEL_FAILURES)
         + tuple(Explains(t, effect_failing("link")) for t in ("collective-*", "gpu-peer-access-missing"))
         + (Explains("gpu-ecc-errors", _code_failing(ECC_CODES)),))  # CUDA error messages: data/error_signatures.json

@@ -12,6 +12,7 @@ cuInit returned CUDA_ERROR_OUT_OF_MEMORY; under 16 GiB the first kernel failed w
 
 from __future__ import annotations
 
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
@@ -24,8 +25,7 @@ OPEN_FILES_FAIL = 64  # the smallest soft limit measured to work (32 failed, 64 
 OPEN_FILES_USUAL = 1024  # the soft limit most Linux distributions give a login shell
 GIB = 1 << 30
 MEASURED = "measured on an NVIDIA H200, driver 580, torch 2.11.0+cu130 (docs/measurements.md)"
-LIMIT_SYMPTOMS = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-runtime-refuses", "gpu-kernel*",
-                  "sdpa-math-fallback", "bench-*", "collective-*")
+LIMIT_SYMPTOMS = (*TORCH_SEES_NO_GPU, *GPU_WORK)
 
 
 def _soft(facts, name: str):

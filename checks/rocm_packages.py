@@ -8,10 +8,9 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.knowledge import versions
 
-from rocm_doctor.checks.layer_common import DRIVER_SYMPTOMS, family
+from rocm_doctor.checks.layer_common import family
+from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS, RUNTIME_SYMPTOMS
 
-RUNTIME_SYMPTOMS = ("torch-cuda-unavailable", "torch-probe-crashed", "hip-runtime-mismatch", "rocm-runtime-sees-no-gpu",
-                    "gpu-kernel*", "bench-*", "collective-*")
 SHOWN = 6  # package names named per release in a message
 
 

@@ -5,6 +5,7 @@ the override that makes the shell's run work is the usual thing it lacks."""
 from __future__ import annotations
 
 from rocm_doctor.checks.amd_common import gpus, integrated, real_gfx
+from rocm_doctor.checks.symptoms import RUN_ENV_SYMPTOMS
 from rocm_doctor.engine.model import Check, Severity, Status
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.engine.run_env import steps_for
@@ -12,9 +13,6 @@ from rocm_doctor.knowledge import gpu_env_vars, overrides
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import parse_visible
 
-SYMPTOMS = ("hsa-override-gfx-version", "gfx-not-in-torch-arch-list", "rocblas-library-coverage", "igpu-enumerated-first",
-            "torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "hsa-override-kernels-fail",
-            "sdpa-math-fallback", "bench-*")
 
 
 class ServiceEnvDiffers(Check):
@@ -23,7 +21,7 @@ class ServiceEnvDiffers(Check):
     area = "environment"
     severity = Severity.HIGH
     requires = ("run.env",)
-    explains = tuple(Explains(target, when_failing) for target in SYMPTOMS)
+    explains = tuple(Explains(target, when_failing) for target in RUN_ENV_SYMPTOMS)
     docs = ("https://github.com/ollama/ollama/issues/8679", "https://github.com/ollama/ollama/issues/6520")
 
     def run(self, facts):

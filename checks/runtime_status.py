@@ -6,6 +6,7 @@ data/runtime_status.json (from NVIDIA's and AMD's headers) says what it means an
 
 from __future__ import annotations
 
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.knowledge import runtime_status
@@ -14,8 +15,6 @@ APIS_OF = {"cuda": ("cuda-driver", "cuda-runtime"), "rocm": ("hsa", "hip")}
 LIBRARY_NEEDED = {"cuda-driver": "the NVIDIA driver's libcuda", "hip": "the HIP runtime (libamdhip64)"}
 NAMES = {"cuda-driver": "the CUDA driver", "cuda-runtime": "the CUDA runtime", "hip": "the HIP runtime",
          "hsa": "ROCr (the HSA runtime)"}
-SYMPTOMS = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "sdpa-math-fallback", "bench-*",
-            "collective-*")
 
 
 def refusals(status: dict, flavour: str) -> list[tuple[str, dict, dict]]:
@@ -39,7 +38,7 @@ class GpuRuntimeRefuses(Check):
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("runtime.status", "torch.flavour")
-    explains = tuple(Explains(t, when_failing) for t in SYMPTOMS)
+    explains = tuple(Explains(t, when_failing) for t in (*TORCH_SEES_NO_GPU, *GPU_WORK))
     docs = ("https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html",
             "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/error_codes.html")
 

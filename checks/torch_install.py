@@ -10,6 +10,7 @@ from rocm_doctor.knowledge import currency
 from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index
 
 from rocm_doctor.checks.amd_runtime import hardware_lines
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_GPU_WORK
 
 
 FLAVOUR_NAMES = {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU"}
@@ -57,8 +58,7 @@ def _amd_plan_is_direct(facts) -> bool:
 class TorchProbeHealthy(Check):
     id = "torch-probe-crashed"
     title = "The torch probe ran to completion"
-    explains = ("torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
-                "collective-*")
+    explains = TORCH_GPU_WORK
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("torch.probe",)
@@ -100,8 +100,7 @@ class TorchProbeHealthy(Check):
 class TorchInstalled(Check):
     id = "torch-not-installed"
     title = "PyTorch is installed in the target environment"
-    explains = ("torch-*", "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", "gpu-kernel*",
-                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("torch-*", "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", *GPU_WORK)
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("torch.installed",)
@@ -146,8 +145,7 @@ class TorchBuildMatchesGpu(Check):
     id = "torch-build-mismatch"
     title = "The torch build matches the GPU in this machine"
     explains = ("torch-cuda-unavailable", "gfx-not-in-torch-arch-list", "torch-arch-list-vs-table",
-                "hip-runtime-mismatch", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
-                "collective-*")
+                "hip-runtime-mismatch", *GPU_WORK)
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("torch.flavour", "gpu.pci")

@@ -10,13 +10,14 @@ from rocm_doctor.parsers.env_grammar import device_problem, repeated
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
 from rocm_doctor.checks.gpu_state import known_gpus, seen_by
+from rocm_doctor.checks.symptoms import GPU_WORK
 
 
 class GpuVisibilityEnv(Check):
     id = "gpu-visibility-env"
     title = "GPU visibility variables do not hide the GPUs"
     explains = ("torch-cuda-unavailable", "gpu-runtime-refuses", "windows-gpu-not-enumerated", "rocm-runtime-sees-no-gpu",
-                "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+                *GPU_WORK)
     area = "environment"
     severity = Severity.HIGH
 

@@ -13,10 +13,9 @@ from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
 from rocm_doctor.checks.gpu_state import gpus, label
+from rocm_doctor.checks.symptoms import TORCH_GPU_WORK
 from rocm_doctor.checks.visibility import set_in_rc_file
 
-SYMPTOMS = ("torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
-            "collective-*")
 
 
 def _normal(uuid: str) -> str:
@@ -57,7 +56,7 @@ class GpuVisibilityUnknownId(Check):
     title = "GPU UUIDs in the visibility variables name GPUs that exist"
     area = "environment"
     severity = Severity.HIGH
-    explains = tuple(Explains(target, when_failing) for target in SYMPTOMS)
+    explains = tuple(Explains(target, when_failing) for target in TORCH_GPU_WORK)
 
     def run(self, facts):
         findings = []

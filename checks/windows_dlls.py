@@ -6,6 +6,7 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.windows import paths
 
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.checks.windows_env import raw_entry
 
 WINDOWS = (Platform.WINDOWS,)
@@ -34,8 +35,7 @@ def _shell_only(facts, folders) -> list[str]:
 class DllShadowing(Check):
     id = "dll-shadowing"
     title = "torch loads its own HIP/ROCm DLLs, not copies from System32 or PATH"
-    explains = ("hip-runtime-loaded-twice", "torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*",
-                "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("hip-runtime-loaded-twice", *TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "windows-dlls"
     severity = Severity.CRITICAL
     platforms = WINDOWS
@@ -97,8 +97,7 @@ class DllShadowing(Check):
 class HipRuntimeLoadedTwice(Check):
     id = "hip-runtime-loaded-twice"
     title = "Only one HIP runtime is loaded in the torch process"
-    explains = ("torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*", "hsa-override-kernels-fail",
-                "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = (*TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "windows-dlls"
     severity = Severity.CRITICAL
     platforms = WINDOWS

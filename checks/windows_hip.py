@@ -10,6 +10,8 @@ from rocm_doctor.windows import paths
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.windows.stack import rocm_stack
 
+from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_GPU_WORK
+
 WINDOWS = (Platform.WINDOWS,)
 _RDNA2 = re.compile(r"\bRX\s*6\d{3}", re.I)
 
@@ -124,8 +126,7 @@ class HipSdkVersionMismatch(Check):
 class WindowsGpuNotEnumerated(Check):
     id = "windows-gpu-not-enumerated"
     title = "The HIP runtime enumerates the AMD GPU (hipInfo)"
-    explains = ("torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*",
-                "collective-*")
+    explains = TORCH_GPU_WORK
     area = "windows-hip"
     severity = Severity.CRITICAL
     platforms = WINDOWS
@@ -186,8 +187,7 @@ def _exe_version(info):
 class AmdDisplayDriver(Check):
     id = "amd-display-driver-missing"
     title = "The AMD display driver (Adrenalin) is installed for the AMD GPU"
-    explains = ("windows-gpu-not-enumerated", "torch-cuda-unavailable", "gpu-kernel*", "hsa-override-kernels-fail",
-                "sdpa-math-fallback", "bench-*", "collective-*")
+    explains = ("windows-gpu-not-enumerated", "torch-cuda-unavailable", *GPU_WORK)
     area = "windows-hip"
     severity = Severity.HIGH
     platforms = WINDOWS

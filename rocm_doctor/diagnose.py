@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from rocm_doctor import inputfile
 from rocm_doctor.engine import diagnosis, relations
@@ -16,13 +16,10 @@ from rocm_doctor.engine.pipeline import Progress, Stage, run_stages
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import LOG_KEY as USER_LOG_KEY
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret.amd_derived import LOG_KEY as USER_LOG_KEY
-from rocm_doctor.interpret import interpret, run_env
-from rocm_doctor.probes import collect
-from rocm_doctor.probes._base import ProbeContext
-from rocm_doctor.probes._platform import detect_os
-from rocm_doctor.probes._target import TargetError, choose_python
+from rocm_doctor.interpret import interpret, interpreter_modules, run_env
+from rocm_doctor.probes import ProbeContext, TargetError, choose_python, collect, detect_os
 from rocm_doctor.report.model import Report
 
 
@@ -40,15 +37,22 @@ class Options:
     stages: Sequence[Stage] = ()  # GPU stages to run after the checks (rocm_doctor.stages); a replay re-reads all
     progress: Progress = None  # told what a stage is doing, for a terminal that would otherwise stay blank
     run_target: Optional[dict] = None  # --unit / --user-unit / --kernel: {kind, name, scope} (probes/run_env.py)
+    meanwhile: Optional[Callable[[], None]] = None  # the caller's work while the probes run (importing its format)
 
 
-def observe(options: Options) -> Observations:
+def observe(options: Options, meanwhile: Optional[Callable[[], None]] = None) -> Observations:
     """Live collection, or the snapshot given with --from (raises SnapshotError / TargetError on bad input).
+    `meanwhile` runs while the probes wait on their commands; a replay runs it first.
 
     A log given with `check --log` joins the observations either way, so a maintainer can replay a user's snapshot
     together with the user's log.
     """
-    observations = load_snapshot(options.from_file) if options.from_file is not None else _collect_live(options)
+    if options.from_file is not None:
+        if meanwhile is not None:
+            meanwhile()
+        observations = load_snapshot(options.from_file)
+    else:
+        observations = _collect_live(options, meanwhile)
     if options.log is not None:
         observations.add_probe(USER_LOG_KEY, options.log)
     return observations
@@ -63,7 +67,7 @@ def load_snapshot(path: Path) -> Observations:
     return snapshot.parse(raw, str(path))
 
 
-def _collect_live(options: Options) -> Observations:
+def _collect_live(options: Options, meanwhile: Optional[Callable[[], None]]) -> Observations:
     env = dict(os.environ if options.env is None else options.env)
     python, reason = choose_python(options.python, env)
     context = ProbeContext(
@@ -77,7 +81,7 @@ def _collect_live(options: Options) -> Observations:
         run_target=options.run_target,
         python_given=bool(options.python),
     )
-    observations = collect(context)
+    observations = collect(context, meanwhile)
     problem = run_env.problem_of(observations) if options.run_target else None
     if problem:
         raise TargetError(problem)
@@ -85,13 +89,25 @@ def _collect_live(options: Options) -> Observations:
 
 
 def diagnose(options: Options) -> tuple[Report, Facts]:
-    registry = load_registry()
     selection = Selection(only=tuple(options.only), skip=tuple(options.skip))
-    validate_selection(registry, selection)  # before any probing: a typo should fail fast
+    loaded: list = []
+
+    def load_judges() -> None:
+        """Import the checks, the interpreters and what the caller asks for: the doctor's own slowest start-up
+        work, done while the probes wait on the torch child."""
+        loaded.append(load_registry())
+        interpreter_modules({})  # import errors are recorded when interpret() lists them again
+        if options.meanwhile is not None:
+            options.meanwhile()
+
+    if selection.only or selection.skip:
+        load_judges()
+        validate_selection(loaded[0], selection)  # before any probing: a typo should fail fast
     if options.from_file is None and options.run_target is None:  # a service's interpreter is known only later
         _start_early(options)
     try:
-        observations = observe(options)
+        observations = observe(options, None if loaded else load_judges)
+        registry = loaded[0]
         source = str(options.from_file) if options.from_file else "live"
         return _judge(observations, registry, selection, options, source)
     finally:

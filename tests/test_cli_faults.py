@@ -79,12 +79,13 @@ def test_torch_cuda_is_available_hangs(doctor, fake_python):
     assert all(found[s]["caused_by"] == ["torch-probe-crashed"] for s in root["symptoms"])
 
 
-def test_a_plugin_check_that_raises_and_one_that_cannot_load(doctor, isolated_env, tmp_path):
+def test_a_plugin_check_that_raises_and_plugins_that_cannot_load(doctor, isolated_env, tmp_path):
     site = tmp_path / "plugins"
     (site / "doctor_plugin-1.0.dist-info").mkdir(parents=True)
     (site / "doctor_plugin-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: doctor-plugin\nVersion: 1.0\n")
     (site / "doctor_plugin-1.0.dist-info" / "entry_points.txt").write_text(
         "[rocm_doctor.checks]\nraising = doctor_plugin:Raising\nbroken = doctor_plugin_missing:Nothing\n"
+        "provider = doctor_plugin:provide\n"
     )
     (site / "doctor_plugin.py").write_text(
         "from rocm_doctor.engine.model import Check\n"
@@ -93,6 +94,8 @@ def test_a_plugin_check_that_raises_and_one_that_cannot_load(doctor, isolated_en
         "    title = 'a plugin check that raises'\n"
         "    def run(self, facts):\n"
         "        raise ZeroDivisionError('plugin bug')\n"
+        "def provide():\n"
+        "    raise RuntimeError('provider bug')\n"
     )
     env = dict(isolated_env, PYTHONPATH=str(site))
     proc = doctor("check", "--json", env=env)
@@ -100,7 +103,9 @@ def test_a_plugin_check_that_raises_and_one_that_cannot_load(doctor, isolated_en
     assert found["plugin-raising"]["status"] == "error"
     assert "ZeroDivisionError: plugin bug" in found["plugin-raising"]["message"]
     load_failures = [f for f in found.values() if f["check"] == "plugin-load-failed"]
-    assert load_failures and "doctor_plugin_missing" in load_failures[0]["message"]
+    assert sorted(f["message"].split(": ", 1)[0] for f in load_failures) == [
+        "entry point broken = doctor_plugin_missing:Nothing", "entry point provider = doctor_plugin:provide"]
+    assert any("RuntimeError: provider bug" in f["message"] for f in load_failures)
     assert found["platform-supported"]["status"] == "ok", "the built-in checks still ran"
 
 

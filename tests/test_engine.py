@@ -123,6 +123,42 @@ def test_load_problems_become_findings():
     assert problem.status is Status.ERROR and "ImportError" in problem.message
 
 
+class _EntryPoint:
+    """An entry point as importlib.metadata gives one: a name, a value and a load() that runs the plugin's code."""
+
+    def __init__(self, name, load):
+        self.name, self.value, self._load = name, f"plugin_pkg:{name}", load
+
+    def load(self):
+        return self._load()
+
+
+def _missing_module():
+    raise ModuleNotFoundError("No module named 'plugin_pkg'")
+
+
+def _raising_provider():
+    raise RuntimeError("the provider is broken")
+
+
+@pytest.mark.parametrize("entry_point, error", [
+    (_EntryPoint("unimportable", _missing_module), "ModuleNotFoundError: No module named 'plugin_pkg'"),
+    (_EntryPoint("provider", lambda: _raising_provider), "RuntimeError: the provider is broken"),
+    (_EntryPoint("returns-none", lambda: (lambda: None)), "TypeError: 'NoneType' object is not iterable"),
+], ids=["module-fails-to-import", "callable-raises", "callable-returns-no-list"])
+def test_a_broken_plugin_is_a_finding_and_the_rest_still_run(monkeypatch, entry_point, error):
+    from rocm_doctor.engine import registry as registry_module
+
+    monkeypatch.setattr(registry_module, "_entry_points", lambda: [entry_point, _EntryPoint("good", lambda: Fails)])
+    loaded = registry_module.load_registry()
+    assert [p.error for p in loaded.problems] == [error]
+    assert "fails" in loaded.ids() and len(loaded.checks) > 50, "the good plugin and every built-in still load"
+    findings = run_checks(loaded, facts_for(), Selection(only=("fails", "plugin-load-failed")))
+    problem = next(f for f in findings if f.check == "plugin-load-failed")
+    assert problem.status is Status.ERROR and entry_point.value in problem.message and error in problem.message
+    assert any(f.check == "fails" for f in findings)
+
+
 def test_probe_and_parser_errors_become_findings():
     facts = facts_for()
     facts.observations.probe_errors["kfd"] = "Traceback\nValueError: x"

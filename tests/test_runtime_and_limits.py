@@ -18,6 +18,7 @@ from rocm_doctor.engine.relations import link
 from rocm_doctor.facts.command import CommandResult
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.facts.keys import OWN_LIMITS_KEY, RUNTIME_PROBE_KEY
 from rocm_doctor.interpret import runtime_facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ PLAIN_LIMITS = next(line for line in LOG.read_text().splitlines() if '"step": "l
 
 def facts_of(lines: list[str], flavour: str = "cuda", **extra) -> Facts:
     observations = Observations()
-    observations.add_command(runtime_facts.COMMAND_KEY, CommandResult(
+    observations.add_command(RUNTIME_PROBE_KEY, CommandResult(
         argv=["python3", "_runtime_child.py"], returncode=0, stdout="\n".join(lines) + "\n"))
     facts = Facts(observations)
     runtime_facts.interpret(observations, facts)
@@ -150,7 +151,7 @@ def test_a_runtime_that_hangs_in_cuinit_is_named():
     lines = [PLAIN_LIMITS, '{"api": "cuda-driver", "loaded": true, "path": "libcuda.so.1", "step": "library"}',
              '{"api": "cuda-driver", "call": "cuInit", "step": "calling"}']
     observations = Observations()
-    observations.add_command(runtime_facts.COMMAND_KEY, CommandResult(
+    observations.add_command(RUNTIME_PROBE_KEY, CommandResult(
         argv=["python3"], returncode=-9, timed_out=True, timeout_s=30, stdout="\n".join(lines)))
     facts = Facts(observations)
     runtime_facts.interpret(observations, facts)
@@ -206,10 +207,10 @@ def test_a_repeated_visibility_index_leads_and_the_runtime_status_folds_under_it
 
 def test_a_child_that_could_not_start_leaves_the_doctors_own_limits():
     observations = Observations()
-    observations.add_command(runtime_facts.COMMAND_KEY, CommandResult(
+    observations.add_command(RUNTIME_PROBE_KEY, CommandResult(
         argv=["python3"], error="OSError: [Errno 24] Too many open files"))
     own = json.loads(limits_line(RLIMIT_NOFILE=[32, 20000]))
-    observations.probes[runtime_facts.OWN_LIMITS_KEY] = own
+    observations.probes[OWN_LIMITS_KEY] = own
     facts = Facts(observations)
     runtime_facts.interpret(observations, facts)
     facts.set("torch.flavour", "cuda")
@@ -220,12 +221,11 @@ def test_a_child_that_could_not_start_leaves_the_doctors_own_limits():
 
 
 def test_a_services_own_limits_replace_the_shells():
-    from rocm_doctor.interpret._run_env_systemd import SHOW_KEY
-    from rocm_doctor.interpret.run_env import REQUEST_KEY
+    from rocm_doctor.facts.keys import REQUEST_KEY, SYSTEMD_SHOW_KEY as SHOW_KEY
     show = ("Id=ollama.service\nLoadState=loaded\nLimitNOFILE=524288\nLimitNOFILESoft=64\nLimitAS=infinity\n"
             "LimitASSoft=infinity\nTasksMax=4915\nMemoryMax=infinity\nCPUAffinity=0-1\nCPUQuotaPerSecUSec=infinity\n")
     observations = Observations()
-    observations.add_command(runtime_facts.COMMAND_KEY, CommandResult(
+    observations.add_command(RUNTIME_PROBE_KEY, CommandResult(
         argv=["python3"], returncode=0, stdout=PLAIN_LIMITS + '\n{"step": "done"}\n'))
     observations.add_command(SHOW_KEY, CommandResult(argv=["systemctl", "show", "ollama"], returncode=0, stdout=show))
     observations.probes[REQUEST_KEY] = {"kind": "systemd", "name": "ollama.service", "scope": "system"}

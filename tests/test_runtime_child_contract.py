@@ -17,6 +17,7 @@ from rocm_doctor.engine.model import Status
 from rocm_doctor.facts.command import CommandResult
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.facts.keys import OWN_LIMITS_KEY, RUNTIME_PROBE_KEY
 from rocm_doctor.interpret import runtime_facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ def run_child(libraries, tmp_path):
     done = subprocess.run([sys.executable, str(CHILD)], capture_output=True, text=True, timeout=60, env=env,
                           cwd=tmp_path)
     observations = Observations()
-    observations.add_command(runtime_facts.COMMAND_KEY, CommandResult(argv=["python3"], returncode=done.returncode,
+    observations.add_command(RUNTIME_PROBE_KEY, CommandResult(argv=["python3"], returncode=done.returncode,
                                                                       stdout=done.stdout, stderr=done.stderr))
     facts = Facts(observations)
     runtime_facts.interpret(observations, facts)

@@ -167,7 +167,7 @@ def test_create_and_append_never_follow_a_link(tmp_path):
 
 
 def _doctor(*args, stdout=subprocess.PIPE, cwd=None):
-    """The installed package, run from outside the checkout (a checkout on sys.path lacks rocm_doctor.checks)."""
+    """The package under test, run from outside the checkout."""
     return subprocess.run([sys.executable, "-m", "rocm_doctor", *args], stdout=stdout, stderr=subprocess.PIPE,
                           text=True, timeout=120, cwd=cwd or tempfile.gettempdir())
 

@@ -14,7 +14,7 @@ from rocm_doctor.probes import probe_modules, windows_env, windows_hip, windows_
 from rocm_doctor.probes._base import ProbeContext, Recorder
 from rocm_doctor.windows import envscopes, paths
 from rocm_doctor.windows.host import RegistryKeyMissing, WindowsHost, default_host
-from rocm_doctor.windows.record import WindowsRecorder
+from rocm_doctor.probes.windows_record import WindowsRecorder
 from rocm_doctor.windows.testing import FakeWindowsHost, ok
 
 ENV_KEY = r"SYSTEM\CurrentControlSet\Control\Session Manager\Environment"

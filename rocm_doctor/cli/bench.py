@@ -37,7 +37,7 @@ def run_with_progress(python: str, preset: str, device: str, device_index: int, 
     asked for and stderr is a terminal."""
     from rocm_doctor.gpu.bench import plan as plans
     from rocm_doctor.gpu.bench import session
-    from rocm_doctor.probes._platform import detect_os
+    from rocm_doctor.probes import detect_os
     from rocm_doctor.probes.gpu_sample import sampler
 
     plan = plans.build(preset, tuple(sections), device=device)
@@ -102,7 +102,7 @@ def command(quick, as_json, python, device, device_index, sections, preset, verb
     from rocm_doctor.facts.observations import Observations
     from rocm_doctor.gpu.bench.analysis import analyze
     from rocm_doctor.gpu.bench.stage import findings as bench_findings
-    from rocm_doctor.probes._target import TargetError, choose_python
+    from rocm_doctor.probes import TargetError, choose_python
 
     try:
         target, _reason = choose_python(python, os.environ)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
@@ -36,7 +37,7 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes._target import TargetError
+    from rocm_doctor.probes import TargetError
 
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
@@ -44,7 +45,9 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
                       command_timeout_s=command_timeout, online=online,
                       log=read_log(log_file) if log_file is not None else None,
                       stages=chosen_stages(no_gpu, bench, collectives),
-                      run_target=chosen_run_env(unit, user_unit, kernel, from_file))
+                      run_target=chosen_run_env(unit, user_unit, kernel, from_file),
+                      meanwhile=importer("rocm_doctor.report.json_report" if as_json else "rocm_doctor.report.human",
+                                         *(() if from_file is not None or no_history else ("rocm_doctor.history.annotate",))))
     try:
         with stage_progress(enabled=not as_json) as progress:
             options.progress = progress
@@ -67,6 +70,15 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
 
         render(report, console(), verbose=verbose)
     raise SystemExit(exit_for(report.findings, fail_on))
+
+
+def importer(*names: str):
+    """Imports the modules `names` when called: what this command needs after the diagnosis, imported while the
+    probes run."""
+    def run() -> None:
+        for name in names:
+            importlib.import_module(name)
+    return run
 
 
 LOG_CAP = 1_000_000

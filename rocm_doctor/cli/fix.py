@@ -127,7 +127,7 @@ def _diagnose(python, from_file, torch_timeout, stages, run_target=None):
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes._target import TargetError
+    from rocm_doctor.probes import TargetError
 
     try:
         return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
@@ -140,7 +140,7 @@ def _context(report, facts, from_file, shell, allow_install):
     from rocm_doctor.fix.changes import Context
     from rocm_doctor.engine.shells import detect_shell
     from rocm_doctor.fix.winenv import default_registry
-    from rocm_doctor.probes._platform import detect_os
+    from rocm_doctor.probes import detect_os
 
     live = from_file is None
     os_name = detect_os() if live else (report.platform.get("os") or facts.os)

@@ -38,8 +38,7 @@ def command(as_json, only, python, device, output, force, case_timeout, no_profi
     from rocm_doctor.facts.facts import Facts
     from rocm_doctor.facts.observations import Observations
     from rocm_doctor.gpu.kernels.stage import ConfirmOptions, confirm, judge
-    from rocm_doctor.probes._platform import detect_os
-    from rocm_doctor.probes._target import TargetError, choose_python
+    from rocm_doctor.probes import TargetError, choose_python, detect_os
 
     unknown = [c for c in only if c not in CATEGORIES]
     if unknown:

@@ -37,7 +37,7 @@ def command(output, fmt, force, fail_on, no_redact, show_redactions, python, fro
     """Write a support bundle for a GitHub issue: Markdown to paste, JSON to attach (replayable with check --from)."""
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes._target import TargetError
+    from rocm_doctor.probes import TargetError
     from rocm_doctor.report import bundle
     from rocm_doctor.report.redact import local_identities
 

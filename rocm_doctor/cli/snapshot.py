@@ -23,7 +23,7 @@ def command(output, force, python, torch_timeout, command_timeout, unit=None, us
     from rocm_doctor import safefile
     from rocm_doctor.diagnose import Options, observe
     from rocm_doctor.facts import snapshot
-    from rocm_doctor.probes._target import TargetError
+    from rocm_doctor.probes import TargetError
 
     refuse_to_overwrite([output], force)
     run_target = chosen_run_env(unit, user_unit, kernel, None)

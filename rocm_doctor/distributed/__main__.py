@@ -160,7 +160,7 @@ def main(argv=None) -> int:
 def _run(args, dist, rank, world, local_rank, node_rank) -> int:
     from rocm_doctor.distributed import fleet
     from rocm_doctor.distributed.results import assemble
-    from rocm_doctor.probes._target import choose_python
+    from rocm_doctor.probes import choose_python
 
     started = time.monotonic()
     python = choose_python(args.python, os.environ)[0]

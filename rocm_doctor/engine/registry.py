@@ -72,14 +72,13 @@ def load_registry(include_plugins: bool = True) -> Registry:
     if include_plugins:
         for ep in _entry_points():
             source = f"entry point {ep.name} = {ep.value}"
-            try:
-                loaded = ep.load()
+            try:  # loading it and calling what it names are both the plugin's code
+                plugin_checks = _plugin_checks(ep.load())
             except BaseException as exc:  # noqa: BLE001 - SystemExit from a plugin is still a plugin failure
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 registry.problems.append(LoadProblem(source=source, error=f"{type(exc).__name__}: {exc}"))
                 continue
-            plugin_checks = _plugin_checks(loaded)
             if not plugin_checks:
                 registry.problems.append(LoadProblem(source=source, error="provides no Check subclass"))
             registry.checks.extend(plugin_checks)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterator, Optional
 
+from rocm_doctor.facts.keys import RUN_ENV, PLATFORM_OS
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.facts.tracked_env import ReadTracking
 
 _ABSENT = object()
-RUN_ENV = "run.env"  # the service's or kernel's environment, when one is judged (rocm_doctor/interpret/run_env.py)
 
 
 def target_python(facts: Optional["Facts"], default: Optional[str] = None) -> str:
@@ -99,4 +99,4 @@ class Facts:
     @property
     def os(self) -> str:
         """The platform family checks branch on: linux, windows, wsl or macos."""
-        return self.get("platform.os", "linux")
+        return self.get(PLATFORM_OS, "linux")

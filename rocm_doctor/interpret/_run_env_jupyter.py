@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.facts.keys import JUPYTER_KERNEL_KEY as KERNEL_KEY, JUPYTER_LIST_KEY as LIST_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import kernelspec
 
-LIST_KEY = "jupyter-kernelspec-list"
-KERNEL_KEY = "run.kernel"  # probe value: {resource_dir, kernel_json, searched}
 SERVER = ("the Jupyter server's environment could not be read; it is taken as this shell's. A server started from a "
           "desktop launcher, a systemd unit or JupyterHub has its own, without what ~/.bashrc sets")
 

@@ -5,16 +5,11 @@ it: a system service reads none of them. Pure."""
 
 from __future__ import annotations
 
-import fnmatch
-import os
-
+from rocm_doctor.facts.keys import (SYSTEMD_CAT_KEY as CAT_KEY, SYSTEMD_GLOBS_KEY as GLOBS_KEY,
+                                    SYSTEMD_SHOW_ENV_KEY as SHOW_ENV_KEY, SYSTEMD_SHOW_KEY as SHOW_KEY)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import systemd_env, systemd_unit
 
-SHOW_KEY = "systemctl-show-unit"
-SHOW_ENV_KEY = "systemctl-show-environment"
-CAT_KEY = "systemctl-cat-unit"
-GLOBS_KEY = "run.env_file_globs"
 MANAGER = "the service manager's environment (systemctl show-environment)"
 
 
@@ -122,9 +117,3 @@ def _apply_file(observations: Observations, entry: dict, env: dict, run: dict) -
         elif state["state"] == "unreadable":
             run["notes"].append(f"{path} could not be read ({state['error']}): the variables it sets are not known"
                                 + (" (run as root to read it)" if "permission" in state["error"] else ""))
-
-
-def glob_matches(pattern: str, listing: list[str]) -> list[str]:
-    """The entries of a folder listing that an EnvironmentFile= wildcard matches, sorted as systemd reads them."""
-    folder, name = os.path.split(pattern)
-    return sorted(os.path.join(folder, entry) for entry in listing if fnmatch.fnmatchcase(entry, name))

@@ -1,16 +1,15 @@
 """Facts from the rocm_paths, rocm_libs and shell_rc probes and from `check --log`: rocm.paths, rocm.libraries,
-shell.rc_lines, user.log. Runs after the AMD interpreters (ORDER 90); pure."""
+shell.rc_lines, user.log. Pure."""
 
 from __future__ import annotations
 
 import re
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import LOG_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.knowledge.store import load
 
-ORDER = 90
-LOG_KEY = "user.log"
 _GFX_TOKEN = re.compile(r"gfx[0-9a-f]+")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.security_attrs import parse_enforce, parse_label, parse_status_security
-from rocm_doctor.probes.container_security import APPARMOR_LABEL, ENFORCE, LABEL, MAP_KEY, STATUS
+from rocm_doctor.facts.keys import APPARMOR_LABEL, DEVICE_MAP_KEY, PROC_STATUS, SECURITY_LABEL, SELINUX_ENFORCE
 
 NOT_READ = "the process's security attributes were not read"
 
@@ -25,12 +25,12 @@ def _read(observations: Observations, path: str) -> tuple[str | None, str | None
 def security(observations: Observations) -> dict | None:
     """{selinux, apparmor, seccomp, seccomp_filters, no_new_privs, cap_dac_override, unread}; None when nothing
     was read."""
-    if all(observations.file(path) is None for path in (ENFORCE, LABEL, APPARMOR_LABEL, STATUS)):
+    if all(observations.file(path) is None for path in (SELINUX_ENFORCE, SECURITY_LABEL, APPARMOR_LABEL, PROC_STATUS)):
         return None
-    label_text, label_why = _read(observations, LABEL)
+    label_text, label_why = _read(observations, SECURITY_LABEL)
     apparmor_text, apparmor_why = _read(observations, APPARMOR_LABEL)
-    enforce_text, _ = _read(observations, ENFORCE)  # hidden in Podman containers: the label still shows confinement
-    status_text, status_why = _read(observations, STATUS)
+    enforce_text, _ = _read(observations, SELINUX_ENFORCE)  # hidden in Podman containers: the label still shows confinement
+    status_text, status_why = _read(observations, PROC_STATUS)
     label, apparmor = parse_label(label_text), parse_label(apparmor_text)
     selinux = label if label and label["kind"] == "selinux" else None
     if not (apparmor and apparmor["kind"] == "apparmor"):
@@ -52,7 +52,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
         facts.set_missing("linux.security", NOT_READ)
     else:
         facts.set("linux.security", found)
-    mapped = observations.probes.get(MAP_KEY)
+    mapped = observations.probes.get(DEVICE_MAP_KEY)
     if isinstance(mapped, dict):
         facts.set("linux.device_map", mapped)
     else:

@@ -11,9 +11,8 @@ from rocm_doctor.parsers.kernel_log import parse_kernel_log
 from rocm_doctor.parsers.modinfo import parse_modinfo
 from rocm_doctor.parsers.modprobe_conf import blocks, cmdline_blocks, parse_modprobe_conf
 from rocm_doctor.parsers.mokutil import parse_sb_state
-from rocm_doctor.probes.kernel_driver import FIRMWARE_DIRS, MODPROBE_DIRS
+from rocm_doctor.facts.keys import FIRMWARE_DIRS, MODPROBE_DIRS
 
-ORDER = 20
 CMDLINE = "/proc/cmdline"
 
 

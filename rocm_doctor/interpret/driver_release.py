@@ -7,7 +7,7 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 
-ORDER = 60  # after driver_layer (20), rocm_packages (25) and kfd (50, linux.amdgpu_module)
+REQUIRES = ("linux.amdgpu_module", "linux.amdgpu_modinfo", "linux.dkms_amdgpu", "rocm.packages", "os.kernel")
 DRIVER_PACKAGES = ("amdgpu-dkms", "rock-dkms")
 
 

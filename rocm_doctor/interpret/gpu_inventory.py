@@ -15,7 +15,7 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers.rocminfo import gpu_agents
 
-ORDER = 80
+REQUIRES = ("gpu.pci", "kfd.nodes", "rocminfo.agents", "smi.devices", "torch.devices")
 SOURCE_FACTS = {"kfd": "kfd.nodes", "rocminfo": "rocminfo.agents", "smi": "smi.devices", "torch": "torch.devices",
                 "pci": "gpu.pci"}
 HARDWARE_SOURCES = ("kfd", "amd-smi", "rocm-smi")

@@ -19,7 +19,7 @@ from rocm_doctor.parsers.amd_smi_live import parse_metric, parse_process
 from rocm_doctor.parsers.live_files import parse_proc_status, parse_uevent, sysfs_int, sysfs_value
 from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
 
-ORDER = 85  # after gpu.inventory (80): AMD GPUs take their uuid and name from it
+REQUIRES = ("gpu.inventory",)  # AMD GPUs take their uuid and name from the inventory
 MIB = 2**20
 DRM = "/sys/class/drm"
 

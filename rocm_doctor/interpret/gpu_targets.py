@@ -12,7 +12,7 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.knowledge import catalog, overrides
 from rocm_doctor.parsers import gfx as gfxlib
 
-ORDER = 82  # after gpu_inventory (80)
+REQUIRES = ("gpu.inventory",)
 OVERRIDE = "HSA_OVERRIDE_GFX_VERSION"
 HARDWARE_SOURCES = ("kfd", "amd-smi", "rocm-smi")
 

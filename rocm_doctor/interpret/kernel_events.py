@@ -10,7 +10,6 @@ from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.gpu_events import hint_groups, messages, parse_gpu_events, plain, refusals
 
-ORDER = 15
 # (observation key, what it holds): the first that gave kernel lines and ran to its end is the log read.
 SOURCES = (("journalctl-kernel", "all levels"), ("dmesg-kernel", "all levels"),
            ("dmesg-warnings", "errors and warnings only"))

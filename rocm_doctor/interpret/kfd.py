@@ -6,8 +6,7 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.kfd_sysfs import describe_node
-from rocm_doctor.probes.kfd import NODES_DIR
-from rocm_doctor.probes.linux_access import DEVICE_GROUPS
+from rocm_doctor.facts.keys import DEVICE_GROUPS, KFD_NODES_DIR as NODES_DIR
 
 AMDGPU_DIR = "/sys/module/amdgpu"
 CMDLINE = "/proc/cmdline"

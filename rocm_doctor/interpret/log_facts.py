@@ -5,11 +5,11 @@ without the user's machine and say which reading came from the log. Runs after a
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import LOG_KEY
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret.amd_derived import LOG_KEY
 from rocm_doctor.parsers.log_machine import parse_log
 
-ORDER = 95
+REQUIRES = (LOG_KEY,)
 
 
 def interpret(observations: Observations, facts: Facts) -> None:

@@ -7,11 +7,12 @@ record. Runs after the torch facts and the given log (user.log)."""
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import LOG_KEY
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret.amd_derived import LOG_KEY
 from rocm_doctor.parsers.cuda_driver import libcuda_version, read_text
 
-ORDER = 96
+REQUIRES = (LOG_KEY, "torch.available_error", "torch.flavour", "torch.installed", "torch.libraries",
+            "torch.probe", "torch.warnings")
 
 
 def _said(facts: Facts) -> list[tuple[str, str]]:

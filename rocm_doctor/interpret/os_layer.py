@@ -9,9 +9,8 @@ from rocm_doctor.parsers.cgroup import parse_cgroup
 from rocm_doctor.parsers.kernel_release import parse_kernel_release
 from rocm_doctor.parsers.ldd import parse_ldd_version
 from rocm_doctor.parsers.os_release import describe, parse_os_release
-from rocm_doctor.probes.os_layer import OS_RELEASE, SHM_KEY
+from rocm_doctor.facts.keys import OS_RELEASE, SHM_KEY
 
-ORDER = 20
 _ENV_MARKS = (("APPTAINER_CONTAINER", "apptainer"), ("SINGULARITY_CONTAINER", "singularity"),
               ("KUBERNETES_SERVICE_HOST", "kubernetes"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.package_repos import parse_repo_file
-from rocm_doctor.probes.package_repos import REPO_DIRS
+from rocm_doctor.facts.keys import REPO_DIRS
 
 
 def interpret(observations: Observations, facts: Facts) -> None:

@@ -7,7 +7,6 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.lspci import parse_lspci
 from rocm_doctor.parsers.wmi_video import parse_video_controllers
 
-ORDER = 10
 VENDORS = {"0x1002": "amd", "0x10de": "nvidia", "0x8086": "intel", "0x1af4": "virtio", "0x1234": "qemu"}
 
 

@@ -11,9 +11,8 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.ls_long import missing_paths, parse_ls_long
 from rocm_doctor.parsers.packages import amd_release, parse_dpkg, parse_rpm, versioned_release
 from rocm_doctor.parsers.smi_firmware import parse_amd_smi_firmware, parse_showfwinfo
-from rocm_doctor.probes.rocm_packages import AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, LINK_PATHS
+from rocm_doctor.facts.keys import AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, LINK_PATHS
 
-ORDER = 25
 FIRMWARE_PACKAGES = ("linux-firmware", "firmware-amd-graphics", "amd-gpu-firmware", "kernel-firmware-amdgpu")
 _ROCM_NAME = re.compile(r"^(?:lib)?(?:rocm|hip|roc(?:blas|solver|fft|rand|sparse|prim|thrust|alution|wmma|minfo|"
                         r"profiler|tracer|tx)|rccl|miopen|migraphx|hsa|hsakmt|amd-comgr|comgr|amdhip|amd-smi|"

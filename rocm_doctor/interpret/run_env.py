@@ -1,22 +1,21 @@
 """run.env: the environment the model runs in when it is not this shell's, with `--unit`, `--user-unit` or
 `--kernel`: a systemd service's (its Environment= and EnvironmentFile= settings on the service manager's
 environment) or a Jupyter kernel's (the server's environment plus kernel.json's env). Facts.env returns it, so
-every check of the environment judges that environment; Facts.shell_env keeps the shell's. Runs first (ORDER 1),
-before gpu_targets reads the override in effect. Also says which interpreter the service or kernel starts."""
+every check of the environment judges that environment; Facts.shell_env keeps the shell's. Every other interpreter
+runs after this one, so gpu_targets reads the override in effect there. Also says which interpreter the service
+or kernel starts."""
 
 from __future__ import annotations
 
 import re
 from typing import Optional
 
-from rocm_doctor.facts.facts import RUN_ENV, Facts
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import INTERPRETER_KEY, REQUEST_KEY, RUN_ENV
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import _run_env_jupyter, _run_env_systemd
 from rocm_doctor.parsers.kernelspec import is_python
 
-ORDER = 1
-REQUEST_KEY = "run.request"  # probe value: {kind: systemd|jupyter, name, scope: system|user}
-INTERPRETER_KEY = "run.interpreter"  # probe value: {program, path, exists}
 _SHELLS = {"sh", "bash", "dash", "zsh", "ksh"}
 
 

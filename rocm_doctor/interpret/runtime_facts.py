@@ -6,13 +6,10 @@ from __future__ import annotations
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret._run_env_systemd import SHOW_KEY
-from rocm_doctor.interpret.run_env import REQUEST_KEY
+from rocm_doctor.facts.keys import OWN_LIMITS_KEY, REQUEST_KEY, RUNTIME_PROBE_KEY, SYSTEMD_SHOW_KEY
 from rocm_doctor.parsers.systemd_unit import show_properties
 from rocm_doctor.parsers.unit_limits import unit_limits
 
-COMMAND_KEY = "runtime-probe"
-OWN_LIMITS_KEY = "process.limits.doctor"
 APIS = ("cuda-driver", "cuda-runtime", "hip", "hsa")
 
 
@@ -61,7 +58,7 @@ def _limits(record: dict, read_in: str) -> dict:
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
-    result = observations.command(COMMAND_KEY)
+    result = observations.command(RUNTIME_PROBE_KEY)
     own = observations.probes.get(OWN_LIMITS_KEY)
     if result is None and not isinstance(own, dict):
         for key in ("runtime.status", "process.limits"):
@@ -90,7 +87,7 @@ def _under_unit(observations: Observations, record: dict, read_in: str) -> tuple
     """Under --unit the service runs under its unit's limits (LimitNOFILE=, TasksMax=, CPUAffinity=...), not the
     shell's: what the unit sets replaces what the child inherited."""
     request = observations.probes.get(REQUEST_KEY) or {}
-    show = observations.command(SHOW_KEY)
+    show = observations.command(SYSTEMD_SHOW_KEY)
     if request.get("kind") != "systemd" or show is None or show.returncode != 0:
         return record, read_in
     unit = unit_limits(show_properties(show.stdout))

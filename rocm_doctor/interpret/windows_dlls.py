@@ -6,12 +6,11 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.windows_env import not_windows
-from rocm_doctor.probes.windows_env import system32
 from rocm_doctor.windows import dlls, paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import matches
 
-ORDER = 60  # after torch_facts (torch.libraries, torch.file) and windows_hip (windows.rocm_sdk)
+REQUIRES = ("torch.file", "torch.libraries", "windows.path", "windows.rocm_sdk")
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
@@ -23,7 +22,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
     if not torch_file and sdk.get("torch_dir"):
         torch_file = paths.join(sdk["torch_dir"], "__init__.py")
     own = dlls.own_dirs(torch_file, sdk.get("sdk_dirs") or [])
-    sys32 = system32(observations.env)
+    sys32 = paths.system32(observations.env)
 
     own_copies: dict[str, list[str]] = {}
     for folder in own:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import MACHINE_ENV_KEY, USER_ENV_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.windows import paths
 from rocm_doctor.windows.envscopes import scope_table
-from rocm_doctor.windows.host import MACHINE_ENV_KEY, USER_ENV_KEY
 from rocm_doctor.windows.observed import Seen
 
-ORDER = 20
 KEYS = ("windows.env.scopes", "windows.path")
 
 

@@ -7,17 +7,16 @@ import re
 
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.facts.keys import (AMD_CN_KEY, DISPLAY_CLASS_KEY, HIPINFO_COMMAND_KEY, MACHINE_ENV_KEY, SDK_COMMAND_KEY,
+                                    USER_ENV_KEY)
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.hipinfo import parse_hipinfo
 from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
 from rocm_doctor.parsers.wmi_video import parse_video_controllers
-from rocm_doctor.probes.windows_hip import HIPINFO_COMMAND_KEY, SDK_COMMAND_KEY, rocm_root
 from rocm_doctor.windows import paths
-from rocm_doctor.windows.host import AMD_CN_KEY, DISPLAY_CLASS_KEY, MACHINE_ENV_KEY, USER_ENV_KEY
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import is_hip_runtime, runtime_major
 
-ORDER = 25
 KEYS = ("windows.hip.installs", "windows.hip.hip_path", "windows.hipinfo", "windows.driver", "windows.rocm_sdk")
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
@@ -83,7 +82,7 @@ def version_of(folder) -> str | None:
 
 
 def installs(seen: Seen, env) -> list[dict]:
-    root = rocm_root(env)
+    root = paths.rocm_root(env)
     candidates: dict[str, dict] = {}
     for name in seen.entries(root) or []:
         folder = paths.join(root, name)

@@ -10,16 +10,15 @@ from rocm_doctor.engine.child import parse_json_lines
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.torch_facts import COMMAND_KEY as TORCH_PROBE
+from rocm_doctor.facts.keys import CURRENT_VERSION_KEY, DIR_SCAN_PREFIX
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.knowledge import windows_layer as table
-from rocm_doctor.probes.windows_env import system32
-from rocm_doctor.probes.windows_runtime import CURRENT_VERSION_KEY
 from rocm_doctor.windows import paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import is_hip_runtime
-from rocm_doctor.windows.record import DIR_SCAN_PREFIX
 
-ORDER = 65  # after windows_hip (windows.driver, windows.hip.installs), torch_facts and windows_dlls
+REQUIRES = ("torch.flavour", "torch.hip", "torch.version", "windows.dlls", "windows.driver", "windows.hip.installs",
+            "windows.rocm_sdk")
 KEYS = ("windows.os", "windows.vc_runtime", "windows.driver_release", "windows.driver_needs")
 _MSVC = re.compile(r"MSVC (\d{2})(\d{2})\d+")
 _VC_WARNING = "Microsoft Visual C++ Redistributable is not installed"
@@ -92,7 +91,7 @@ def vc_runtime(seen: Seen, observations: Observations) -> dict | None:
             version = str(values.get("version") or "")
             registry = {"key": "HKLM\\" + key, "installed": _int(values.get("installed")) == 1,
                         "version": version or None, "version_tuple": list(table.dotted(version)[:3])}
-    folder = system32(observations.env)
+    folder = paths.system32(observations.env)
     scan = _scan_for(observations, folder, spec["dlls"])
     if scan is None and not read_any:
         return None

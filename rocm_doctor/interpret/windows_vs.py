@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.facts.keys import VSWHERE_KEY, VSWHERE_VC_KEY
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.vswhere import has_cpp_tools, parse_vswhere
-from rocm_doctor.probes.windows_vs import VSWHERE_KEY, VSWHERE_VC_KEY, kits_include, program_files_x86, vswhere_path
 from rocm_doctor.windows import paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import CXX_HEADERS
 
-ORDER = 30
+REQUIRES = ("windows.path", "windows.rocm_sdk")
 KEYS = ("windows.vs", "windows.sdk.ucrt", "windows.devshell", "windows.cxx_headers")
 
 
@@ -25,7 +25,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
     vs = vs_fact(seen, observations, env)
     facts.set("windows.vs", vs)
 
-    kits = kits_include(env)
+    kits = paths.kits_include(env)
     ucrt = [
         {"version": v, "path": paths.join(kits, v, "ucrt"), "corecrt_h": bool(seen.exists(paths.join(kits, v, "ucrt", "corecrt.h")))}
         for v in seen.entries(kits) or []
@@ -68,7 +68,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
 
 
 def vs_fact(seen: Seen, observations: Observations, env) -> dict:
-    exe = vswhere_path(env)
+    exe = paths.vswhere_path(env)
     result = observations.command(VSWHERE_KEY)
     vc_result = observations.command(VSWHERE_VC_KEY)
     parsed = parse_vswhere(result.stdout) if result is not None else {"format": None, "banner": None, "instances": [], "error": None}
@@ -109,7 +109,7 @@ def vs_fact(seen: Seen, observations: Observations, env) -> dict:
                 "devshell_script": paths.join(root, "Common7", "Tools", "Launch-VsDevShell.ps1")
                 if seen.exists(paths.join(root, "Common7", "Tools", "Launch-VsDevShell.ps1")) else None,
                 "setup_exe": inst.get("setup_engine_path")
-                or paths.join(program_files_x86(env), "Microsoft Visual Studio", "Installer", "setup.exe"),
+                or paths.join(paths.program_files_x86(env), "Microsoft Visual Studio", "Installer", "setup.exe"),
             }
         )
     return {

@@ -9,14 +9,10 @@ import errno
 import mmap
 import os
 
+from rocm_doctor.facts.keys import APPARMOR_LABEL, DEVICE_MAP_KEY, PROC_STATUS, SECURITY_LABEL, SELINUX_ENFORCE
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux",)
-ENFORCE = "/sys/fs/selinux/enforce"
-LABEL = "/proc/self/attr/current"
-APPARMOR_LABEL = "/proc/self/attr/apparmor/current"
-STATUS = "/proc/self/status"
-MAP_KEY = "linux.device_map"
 MAPPED = ("/dev/kfd",)
 
 
@@ -51,6 +47,6 @@ def map_attempt(path: str) -> dict:
 
 
 def collect(recorder: Recorder) -> None:
-    for path in (ENFORCE, LABEL, APPARMOR_LABEL, STATUS):
+    for path in (SELINUX_ENFORCE, SECURITY_LABEL, APPARMOR_LABEL, PROC_STATUS):
         recorder.read_file(path, cap=64_000)
-    recorder.put(MAP_KEY, {path: map_attempt(path) for path in MAPPED})
+    recorder.put(DEVICE_MAP_KEY, {path: map_attempt(path) for path in MAPPED})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from rocm_doctor.facts.keys import FIRMWARE_DIRS, MODPROBE_DIRS
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux",)  # WSL has no amdgpu: the GPU is reached through /dev/dxg
@@ -13,10 +14,6 @@ COMMANDS = {
     "dkms-status": ["dkms", "status"],
     "modinfo-amdgpu": ["modinfo", "amdgpu"],
 }  # the kernel log is read by probes/kernel_log.py (older snapshots hold `dmesg --level=err,warn` as dmesg-warnings)
-MODPROBE_DIRS = ("/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d",
-                 "/lib/modprobe.d")
-FIRMWARE_DIRS = ("/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu", "/usr/lib/firmware/updates/amdgpu",
-                 "/usr/lib/firmware/amdgpu")
 MAX_CONF_FILES = 64
 
 

@@ -7,10 +7,10 @@ import errno
 import os
 import stat
 
+from rocm_doctor.facts.keys import DEVICE_GROUPS
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-DEVICE_GROUPS = ("render", "video")
 FILES = ("/sys/module/amdgpu/version", "/sys/module/amdgpu/initstate", "/proc/cmdline")
 
 

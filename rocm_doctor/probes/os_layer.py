@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import os
 
+from rocm_doctor.facts.keys import OS_RELEASE, SHM_KEY
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-OS_RELEASE = ("/etc/os-release", "/usr/lib/os-release")
 CONTAINER_FILES = ("/.dockerenv", "/run/.containerenv", "/proc/1/cgroup")
-SHM_KEY = "dev-shm"
 
 
 def _shm_size() -> dict:

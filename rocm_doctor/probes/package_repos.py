@@ -3,11 +3,10 @@ files), and the ROCm folders already under /opt."""
 
 from __future__ import annotations
 
+from rocm_doctor.facts.keys import REPO_DIRS
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-REPO_DIRS = (("/etc/apt/sources.list.d", (".list", ".sources")), ("/etc/yum.repos.d", (".repo",)),
-             ("/etc/zypp/repos.d", (".repo",)))
 MAX_FILES = 64
 
 

@@ -3,6 +3,7 @@ its alternatives entry point (`ls -ld`), and the firmware versions rocm-smi and 
 
 from __future__ import annotations
 
+from rocm_doctor.facts.keys import AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, LINK_PATHS
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.amd_tools import resolve
 
@@ -17,14 +18,11 @@ PATTERNS = ("rocm*", "hip*", "rocblas*", "rocsolver*", "rocfft*", "rocrand*", "r
             "firmware-amd-graphics", "amd-gpu-firmware", "kernel-firmware-amdgpu")
 DPKG_FORMAT = "${Package} ${Version} ${db:Status-Abbrev}\n"
 RPM_FORMAT = "%{NAME} %{VERSION}-%{RELEASE}\n"
-LINK_PATHS = ("/opt/rocm", "/etc/alternatives/rocm")
 COMMANDS = {
     "dpkg-rocm-packages": ["dpkg-query", "-W", "-f", DPKG_FORMAT, *PATTERNS],
     "rpm-rocm-packages": ["rpm", "-qa", "--qf", RPM_FORMAT, *PATTERNS],
     "ls-opt-rocm": ["ls", "-ld", *LINK_PATHS],
 }
-FIRMWARE_KEY = "rocm-smi-showfwinfo"
-AMD_SMI_FIRMWARE_KEY = "amd-smi-firmware"
 
 
 def collect(recorder: Recorder) -> None:

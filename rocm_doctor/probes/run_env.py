@@ -9,6 +9,7 @@ and the kernel's kernel.json. Every read is bounded and never blocks (a FIFO or 
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import stat
@@ -17,9 +18,9 @@ from pathlib import Path
 
 from rocm_doctor import inputfile
 from rocm_doctor.facts.observations import FileRecord
-from rocm_doctor.interpret import _run_env_jupyter as jupyter
-from rocm_doctor.interpret import _run_env_systemd as systemd
-from rocm_doctor.interpret.run_env import INTERPRETER_KEY, REQUEST_KEY, compose
+from rocm_doctor.facts.keys import (INTERPRETER_KEY, JUPYTER_KERNEL_KEY, JUPYTER_LIST_KEY, REQUEST_KEY, SYSTEMD_CAT_KEY,
+                                    SYSTEMD_GLOBS_KEY, SYSTEMD_SHOW_ENV_KEY, SYSTEMD_SHOW_KEY)
+from rocm_doctor.interpret.run_env import compose
 from rocm_doctor.parsers.unit_limits import UNIT_LIMITS
 from rocm_doctor.parsers import kernelspec, shell_secrets, systemd_unit
 from rocm_doctor.probes._base import Recorder
@@ -46,23 +47,23 @@ def _systemd(recorder: Recorder, request: dict) -> None:
     base = ["systemctl"] + (["--user"] if request.get("scope") == "user" else [])
     name = str(request.get("name") or "")
     argv = base + ["show", name] + [a for p in PROPERTIES for a in ("-p", p)] + ["--no-pager"]
-    show = _masked(recorder.command(systemd.SHOW_KEY, argv))
+    show = _masked(recorder.command(SYSTEMD_SHOW_KEY, argv))
     props = systemd_unit.show_properties(show.stdout) if show.returncode == 0 else {}
     if not props or systemd_unit.first(props, "LoadState") == "not-found":
         return
-    _masked(recorder.command(systemd.SHOW_ENV_KEY, base + ["show-environment"]))
-    _masked(recorder.command(systemd.CAT_KEY, base + ["cat", name, "--no-pager"]))
+    _masked(recorder.command(SYSTEMD_SHOW_ENV_KEY, base + ["show-environment"]))
+    _masked(recorder.command(SYSTEMD_CAT_KEY, base + ["cat", name, "--no-pager"]))
     globs = {}
     for entry in systemd_unit.environment_files(props.get("EnvironmentFiles", []) + props.get("EnvironmentFile", [])):
         pattern = entry["path"]
         paths = [pattern]
         if any(c in pattern for c in "*?["):
             listing = recorder.list_dir(os.path.dirname(pattern))
-            paths = globs[pattern] = systemd.glob_matches(pattern, listing.entries or [])
+            paths = globs[pattern] = glob_matches(pattern, listing.entries or [])
         for path in paths:
             read_bounded(recorder, path)
     if globs:
-        recorder.put(systemd.GLOBS_KEY, globs)
+        recorder.put(SYSTEMD_GLOBS_KEY, globs)
 
 
 def _masked(result):
@@ -99,7 +100,7 @@ def _jupyter(recorder: Recorder, request: dict) -> None:
     found: dict = {"searched": []}
     program = shutil.which("jupyter", path=env.get("PATH"))
     if program:
-        listing = recorder.command(jupyter.LIST_KEY, [program, "kernelspec", "list", "--json"],
+        listing = recorder.command(JUPYTER_LIST_KEY, [program, "kernelspec", "list", "--json"],
                                    timeout=max(recorder.context.command_timeout_s, 30.0))
         specs, _ = kernelspec.kernelspec_list(listing.stdout) if listing.returncode == 0 else ({}, None)
         if specs.get(name, {}).get("resource_dir"):
@@ -115,7 +116,7 @@ def _jupyter(recorder: Recorder, request: dict) -> None:
     if found.get("resource_dir"):
         found["kernel_json"] = os.path.join(found["resource_dir"], "kernel.json")
         read_bounded(recorder, found["kernel_json"])
-    recorder.put(jupyter.KERNEL_KEY, found)
+    recorder.put(JUPYTER_KERNEL_KEY, found)
 
 
 def _user_data(env, platform_os: str) -> str:
@@ -158,3 +159,9 @@ def _adopt(recorder: Recorder, run: dict) -> None:
         context.python, context.python_reason = record["path"], interp["reason"]
     if adopted or context.python_given:
         context.torch_env = dict(run["env"])
+
+
+def glob_matches(pattern: str, listing: list[str]) -> list[str]:
+    """The entries of a folder listing that an EnvironmentFile= wildcard matches, sorted as systemd reads them."""
+    folder, name = os.path.split(pattern)
+    return sorted(os.path.join(folder, entry) for entry in listing if fnmatch.fnmatchcase(entry, name))

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 from typing import Optional
 
+from rocm_doctor.facts.keys import MACHINE_ENV_KEY, USER_ENV_KEY
 from rocm_doctor.probes._base import Recorder
+from rocm_doctor.probes.windows_record import WindowsRecorder
 from rocm_doctor.windows import paths
-from rocm_doctor.windows.host import MACHINE_ENV_KEY, USER_ENV_KEY, WindowsHost, default_host
+from rocm_doctor.windows.host import WindowsHost, default_host
 from rocm_doctor.windows.patterns import SCAN_PATTERNS
-from rocm_doctor.windows.record import WindowsRecorder
 
 PLATFORMS = ("windows",)
-
-
-def system32(env) -> str:
-    return paths.join(paths.ci_get(env, "SystemRoot") or paths.ci_get(env, "windir") or r"C:\Windows", "System32")
 
 
 def collect(recorder: Recorder, host: Optional[WindowsHost] = None) -> None:
@@ -33,7 +30,7 @@ def collect(recorder: Recorder, host: Optional[WindowsHost] = None) -> None:
         if raw:
             expanded, _unresolved = paths.expand(raw, *lookups)
             folders += paths.split_path_var(expanded)
-    for folder in [system32(env)] + paths.unique(folders):
+    for folder in [paths.system32(env)] + paths.unique(folders):
         if paths.has_vars(folder):
             continue  # an unexpandable %VAR% entry: the interpreter reports it from the raw value
         win.scan_dir(folder, SCAN_PATTERNS)

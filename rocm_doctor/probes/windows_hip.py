@@ -9,24 +9,17 @@ from pathlib import Path
 from typing import Optional
 
 from rocm_doctor.engine.child import child_env
+from rocm_doctor.facts.keys import (AMD_CN_KEY, DISPLAY_CLASS_KEY, HIPINFO_COMMAND_KEY, MACHINE_ENV_KEY, SDK_COMMAND_KEY,
+                                    USER_ENV_KEY)
 from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
 from rocm_doctor.probes._base import Recorder
+from rocm_doctor.probes.windows_record import WindowsRecorder
 from rocm_doctor.windows import paths
-from rocm_doctor.windows.host import (
-    AMD_CN_KEY,
-    DISPLAY_CLASS_KEY,
-    MACHINE_ENV_KEY,
-    USER_ENV_KEY,
-    WindowsHost,
-    default_host,
-)
+from rocm_doctor.windows.host import WindowsHost, default_host
 from rocm_doctor.windows.patterns import SCAN_PATTERNS
-from rocm_doctor.windows.record import WindowsRecorder
 
 PLATFORMS = ("windows",)
 SDK_CHILD = Path(__file__).resolve().parent.parent / "windows" / "_sdk_child.py"
-SDK_COMMAND_KEY = "windows-rocm-sdk"
-HIPINFO_COMMAND_KEY = "hipinfo"
 DRIVER_VALUES = (
     "DriverDesc",
     "DriverVersion",
@@ -66,7 +59,7 @@ def collect(recorder: Recorder, host: Optional[WindowsHost] = None) -> None:
         win.scan_dir(folder, SCAN_PATTERNS)
 
     # HIP SDK installs.
-    root = rocm_root(env)
+    root = paths.rocm_root(env)
     listing = win.list_dir(root)
     candidates = [paths.join(root, name) for name in listing.entries or []]
     user = win.registry_values(*USER_ENV_KEY)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Optional
 
+from rocm_doctor.facts.keys import CURRENT_VERSION_KEY
 from rocm_doctor.knowledge.windows_layer import vc_runtime
 from rocm_doctor.probes._base import Recorder
-from rocm_doctor.probes.windows_env import system32
+from rocm_doctor.probes.windows_record import WindowsRecorder
 from rocm_doctor.windows.host import WindowsHost, default_host
-from rocm_doctor.windows.record import WindowsRecorder
+from rocm_doctor.windows.paths import system32
 
 PLATFORMS = ("windows",)
-CURRENT_VERSION_KEY = ("HKLM", r"SOFTWARE\Microsoft\Windows NT\CurrentVersion")
 CURRENT_VERSION_VALUES = ("CurrentBuild", "CurrentBuildNumber", "UBR", "DisplayVersion", "ReleaseId", "ProductName",
                           "EditionID", "InstallationType")
 

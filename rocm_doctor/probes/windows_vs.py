@@ -8,35 +8,22 @@ from __future__ import annotations
 
 from typing import Optional
 
+from rocm_doctor.facts.keys import VSWHERE_KEY, VSWHERE_VC_KEY
 from rocm_doctor.parsers.vswhere import VC_TOOLS_COMPONENT, parse_vswhere
 from rocm_doctor.probes._base import Recorder
+from rocm_doctor.probes.windows_record import WindowsRecorder
 from rocm_doctor.windows import paths
 from rocm_doctor.windows.host import WindowsHost, default_host
 from rocm_doctor.windows.patterns import CXX_HEADERS
-from rocm_doctor.windows.record import WindowsRecorder
 
 PLATFORMS = ("windows",)
-VSWHERE_KEY = "vswhere"
-VSWHERE_VC_KEY = "vswhere-vctools"
 BASE_ARGS = ("-products", "*", "-all", "-prerelease", "-format", "json", "-utf8")
-
-
-def program_files_x86(env) -> str:
-    return paths.ci_get(env, "ProgramFiles(x86)") or r"C:\Program Files (x86)"
-
-
-def vswhere_path(env) -> str:
-    return paths.join(program_files_x86(env), "Microsoft Visual Studio", "Installer", "vswhere.exe")
-
-
-def kits_include(env) -> str:
-    return paths.join(program_files_x86(env), "Windows Kits", "10", "Include")
 
 
 def collect(recorder: Recorder, host: Optional[WindowsHost] = None) -> None:
     win = WindowsRecorder(recorder, host or default_host(), "vs")
     env = dict(recorder.context.env)
-    vswhere = vswhere_path(env)
+    vswhere = paths.vswhere_path(env)
     if win.exists(vswhere):
         result = win.command(VSWHERE_KEY, [vswhere, *BASE_ARGS], timeout=30)
         win.command(VSWHERE_VC_KEY, [vswhere, *BASE_ARGS, "-requires", VC_TOOLS_COMPONENT], timeout=30)
@@ -53,7 +40,7 @@ def collect(recorder: Recorder, host: Optional[WindowsHost] = None) -> None:
             win.exists(paths.join(root, "VC", "Auxiliary", "Build", "vcvars64.bat"))
             win.exists(paths.join(root, "Common7", "Tools", "Launch-VsDevShell.ps1"))
 
-    kits = kits_include(env)
+    kits = paths.kits_include(env)
     for version in win.list_dir(kits).entries or []:
         win.exists(paths.join(kits, version, "ucrt", "corecrt.h"))
 

@@ -17,13 +17,12 @@ from typing import Iterable, Optional
 from rocm_doctor.engine import steps as S
 from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.model import Finding, Status
+from rocm_doctor.facts.keys import MACHINE_ENV_KEY, REGISTRY_PREFIX, USER_ENV_KEY
 from rocm_doctor.fix import pathlist
 from rocm_doctor.interpret import interpret
 from rocm_doctor.testing.cases import SIMULATED_KINDS, Case, CaseError
 from rocm_doctor.testing.program_steps import KINDS as PROGRAM_KINDS, apply_program_step
 from rocm_doctor.testing.run import Checks, apply_overrides, check_class, describe, observations_of, run_case
-from rocm_doctor.windows.host import MACHINE_ENV_KEY, USER_ENV_KEY
-from rocm_doctor.windows.record import REGISTRY_PREFIX
 
 PROBLEM = (Status.FAIL, Status.WARN)
 BAD = (Status.FAIL, Status.WARN, Status.ERROR)

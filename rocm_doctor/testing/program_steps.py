@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rocm_doctor.engine import steps as S
+from rocm_doctor.facts.keys import SYSTEMD_SHOW_KEY as SHOW_KEY
 from rocm_doctor.fix import kerneljson
-from rocm_doctor.interpret._run_env_systemd import SHOW_KEY
 from rocm_doctor.parsers.systemd_env import quoted
 from rocm_doctor.testing.cases import CaseError
 

@@ -26,11 +26,6 @@ REG_TYPE_NAMES = {
     11: "REG_QWORD",
 }
 
-USER_ENV_KEY = ("HKCU", "Environment")
-MACHINE_ENV_KEY = ("HKLM", r"SYSTEM\CurrentControlSet\Control\Session Manager\Environment")
-DISPLAY_CLASS_KEY = ("HKLM", r"SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}")
-AMD_CN_KEY = ("HKLM", r"SOFTWARE\AMD\CN")
-
 
 class RegistryKeyMissing(LookupError):
     """The registry key does not exist (distinct from a value that is absent)."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from rocm_doctor.facts.keys import DIR_SCAN_PREFIX, REGISTRY_PREFIX
 from rocm_doctor.facts.observations import FileRecord, Observations
 from rocm_doctor.windows import paths
-from rocm_doctor.windows.record import DIR_SCAN_PREFIX, REGISTRY_PREFIX
 
 
 class Seen:

@@ -86,3 +86,25 @@ def unique(items: Iterable[str]) -> list[str]:
             seen.add(key)
             out.append(item)
     return out
+
+
+def system32(env) -> str:
+    """The System32 folder of the Windows that `env` describes."""
+    return join(ci_get(env, "SystemRoot") or ci_get(env, "windir") or r"C:\Windows", "System32")
+
+
+def rocm_root(env) -> str:
+    """Where the HIP SDK installs its versions."""
+    return join(ci_get(env, "ProgramFiles") or r"C:\Program Files", "AMD", "ROCm")
+
+
+def program_files_x86(env) -> str:
+    return ci_get(env, "ProgramFiles(x86)") or r"C:\Program Files (x86)"
+
+
+def vswhere_path(env) -> str:
+    return join(program_files_x86(env), "Microsoft Visual Studio", "Installer", "vswhere.exe")
+
+
+def kits_include(env) -> str:
+    return join(program_files_x86(env), "Windows Kits", "10", "Include")

@@ -16,12 +16,11 @@ import threading
 from typing import Mapping, Optional, Sequence
 
 from rocm_doctor.engine.runner import CommandResult
+from rocm_doctor.facts.keys import DIR_SCAN_PREFIX, REGISTRY_PREFIX
 from rocm_doctor.facts.observations import FileRecord
 from rocm_doctor.probes._base import Recorder, os_error_text, record_os_error
 from rocm_doctor.windows.host import RegistryKeyMissing, WindowsHost
 
-REGISTRY_PREFIX = "windows.registry."
-DIR_SCAN_PREFIX = "windows.dir_scan."
 
 
 def _error_text(exc: BaseException) -> str:
