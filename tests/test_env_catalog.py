@@ -297,3 +297,16 @@ def test_the_scan_sees_a_second_list(tmp_path):
 def test_the_catalog_file_is_the_shipped_data():
     data = json.loads((REPO / "data" / "env_catalog.json").read_text(encoding="utf-8"))
     assert [r["name"] for r in data["variables"]] == [row.name for row in rows()]
+
+
+def test_per_name_data_in_code_names_catalogued_variables():
+    """Data keyed by a variable's name beside the code that uses it (the logging the kernels child turns on, the
+    MIOpen folders' defaults, the collective transports' rules) adds to catalogued names, never new ones."""
+    from rocm_doctor.distributed import envinfo
+    from rocm_doctor.gpu.kernels import liblogs
+    from rocm_doctor.probes import miopen_dirs
+
+    for name in {**liblogs.AMD_LOG_ENV, **liblogs.NVIDIA_LOG_ENV}:
+        assert lookup(name) is not None and lookup(name).cls in ("logs", "tunes", "paths"), name
+    assert all(lookup(name).cls == "paths" for name in miopen_dirs.VARIABLES)
+    assert all(lookup(rule[0]) is not None for rule in envinfo._TRANSPORT_RULES)
