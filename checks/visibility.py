@@ -57,8 +57,8 @@ class GpuVisibilityEnv(Check):
                 findings.append(self.fail(
                     f"{name}={value} names device {entry} twice (entries {first} and {second}): a device list "
                     "must name each GPU once, and the process does not get that many distinct GPUs"
-                    + (" (on an H200, CUDA_VISIBLE_DEVICES=0,0 left torch with no GPU at all)."
-                       if name == "CUDA_VISIBLE_DEVICES" else "."),
+                    + (": the CUDA driver refuses the list and initialises no GPU at all (cuInit returns "
+                       "CUDA_ERROR_INVALID_DEVICE, measured on an H200)." if name == "CUDA_VISIBLE_DEVICES" else "."),
                     subject=name, evidence=[f"{name}={value!r}"], fix=unset,
                     remediation=["To keep a selection instead, name each GPU once, e.g. "
                                  f"{name}={','.join(dict.fromkeys(entries))}."] + where,
