@@ -43,8 +43,8 @@ class EnvValueInvalid(Check):
             if reason is None:
                 continue
             findings.append(self.warn(
-                f"{name}={value!r} is not a value {row.owner} reads: {reason}. It then ignores the setting or falls "
-                f"back to its default, so {row.effect} does not happen as meant.",
+                f"{name}={value!r} is not a value {row.owner} reads: {reason}. {row.owner} then ignores the setting "
+                "or falls back to its default: what the setting was meant to change does not happen.",
                 subject=name, severity=SEVERITY.get(row.cls, self.severity), evidence=_evidence(row, name, value),
                 remediation=[f"To keep the setting, give {name} a value of the form {row.grammar} "
                              "(see the source in the evidence)."],

@@ -57,8 +57,9 @@ class GpuVisibilityEnv(Check):
                 entry, first, second = repeated(value)
                 findings.append(self.fail(
                     f"{name}={value} names device {entry} twice (entries {first} and {second}): a device list "
-                    "must name each GPU once. The runtime does not give the process that many distinct GPUs, and "
-                    "the CUDA runtime then initialises no GPU at all (torch reports none).",
+                    "must name each GPU once, and the process does not get that many distinct GPUs"
+                    + (": the CUDA driver refuses the list and initialises no GPU at all (cuInit returns "
+                       "CUDA_ERROR_INVALID_DEVICE, measured on an H200)." if name == "CUDA_VISIBLE_DEVICES" else "."),
                     subject=name, evidence=[f"{name}={value!r}"], fix=unset,
                     remediation=["To keep a selection instead, name each GPU once, e.g. "
                                  f"{name}={','.join(dict.fromkeys(entries))}."] + where,

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional
 
+from rocm_doctor.knowledge import env_catalog
+
 ENV_PREFIX = "env."
 ENV_SOURCE = "env:"  # the source of an environment field: the variable, read from the observations
 # Set anew by every shell, terminal or login: a change says nothing about the machine.
@@ -18,7 +20,8 @@ SESSION_ENV = {"PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "WINDOWID", "T
                "SSH_CONNECTION", "SSH_TTY", "SSH_AUTH_SOCK", "XDG_SESSION_ID", "INVOCATION_ID", "JOURNAL_STREAM",
                "MANAGERPID", "SYSTEMD_EXEC_PID", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "PYTEST_CURRENT_TEST",
                "VSCODE_GIT_IPC_HANDLE", "VSCODE_IPC_HOOK_CLI", "KITTY_PID", "KITTY_WINDOW_ID", "TMUX_PANE", "STY"}
-# Variables that change what the GPU stack loads or does (ROCm, CUDA and their libraries, torch, loaders).
+# Variables that change what the GPU stack loads or does (ROCm, CUDA and their libraries, torch, loaders): these
+# families, and every variable of data/env_catalog.json.
 GPU_ENV_PREFIXES = ("ROCM", "HIP", "HSA_", "HCC_", "AMD_", "GPU_", "ROCR_", "ROCBLAS_", "ROCFFT_", "HIPBLASLT_",
                     "TENSILE_", "MIOPEN_", "RCCL_", "NCCL_", "MIGRAPHX_", "CUDA", "NVIDIA_", "CUBLAS", "CUDNN", "NVCC",
                     "TORCH", "PYTORCH_", "TRITON_", "OMP_", "MKL_", "KMP_", "OPENBLAS_", "LD_", "DYLD_", "PYTHON",
@@ -156,7 +159,8 @@ def environment(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def gpu_env(name: str) -> bool:
-    return name.upper() in GPU_ENV_NAMES or name.upper().startswith(GPU_ENV_PREFIXES)
+    upper = name.upper()
+    return upper in GPU_ENV_NAMES or upper.startswith(GPU_ENV_PREFIXES) or env_catalog.lookup(upper) is not None
 
 
 MISSING = object()

@@ -124,6 +124,16 @@ def _only_digits_differ(a: str, b: str) -> bool:
     return re.sub(r"[0-9]", "", a) == re.sub(r"[0-9]", "", b)
 
 
+@lru_cache(maxsize=1)
+def _candidates() -> dict[str, tuple[str, ...]]:
+    """The names a misspelling is compared with (a pattern without its placeholder), by their first part."""
+    by_prefix: dict[str, dict[str, None]] = {}
+    for row in rows():
+        name = _PLACEHOLDER.split(row.name)[0].rstrip("_") if row.pattern else row.name
+        by_prefix.setdefault(name.split("_", 1)[0], {})[name] = None
+    return {prefix: tuple(found) for prefix, found in by_prefix.items()}
+
+
 def nearest(name: str) -> Optional[str]:
     """The catalogued name `name` is most likely a misspelling of, or None.
 
@@ -140,11 +150,8 @@ def nearest(name: str) -> Optional[str]:
     base = upper[:number.start()] if number else upper
     limit = 1 if len(base) < 12 else 2
     prefix = base.split("_", 1)[0]
-    candidates: dict[str, str] = {}  # the name to compare -> the catalogued name
-    for row in rows():
-        candidates.setdefault(_PLACEHOLDER.split(row.name)[0].rstrip("_") if row.pattern else row.name, row.name)
-    best = sorted((_distance(base, candidate, limit), candidate) for candidate in candidates
-                  if candidate.split("_", 1)[0] == prefix and not _only_digits_differ(candidate, base))
+    best = sorted((_distance(base, candidate, limit), candidate) for candidate in _candidates().get(prefix, ())
+                  if not _only_digits_differ(candidate, base))
     best = [(distance, candidate) for distance, candidate in best if 0 < distance <= limit]
     if not best or (len(best) > 1 and best[0][0] == best[1][0]):
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 
+from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers import shell_secrets
 
 MIN_SECRET_LEN = 6
@@ -55,7 +56,7 @@ def is_secret_name(name: str) -> bool:
 
 def is_allowed_name(name: str) -> bool:
     upper = name.upper()
-    return upper in ALLOWED_NAMES or upper.startswith(ALLOWED_PREFIXES)
+    return upper in ALLOWED_NAMES or upper.startswith(ALLOWED_PREFIXES) or env_catalog.lookup(upper) is not None
 
 
 def looks_random(value: str) -> bool:
