@@ -69,10 +69,11 @@ def run_with_progress(python: str, preset: str, device: str, device_index: int, 
 
 
 def bench_json(results: dict[str, Any], analysis: dict[str, Any], findings: list) -> dict[str, Any]:
+    from rocm_doctor.engine import diagnosis
     from rocm_doctor.report.envelope import envelope
 
     return envelope("bench", elapsed_s=results.get("elapsed_s"), results=results, analysis=analysis,
-                    findings=[f.to_dict() for f in findings])
+                    diagnosis=diagnosis.build(findings).to_dict(), findings=[f.to_dict() for f in findings])
 
 
 def nothing_ran(results: dict[str, Any]) -> Optional[str]:

@@ -128,7 +128,8 @@ def render(console: Console, results: dict[str, Any], analysis: dict[str, Any], 
             continue
         console.print(Text(heading, style="bold underline"))
         for finding in group:
-            console.print(Text(f"  [{finding.status.value}] {finding.title}: {finding.message}"))
+            caused = f" (explained by {', '.join(finding.caused_by)})" if finding.caused_by else ""
+            console.print(Text(f"  [{finding.status.value}] {finding.title}: {finding.message}{caused}"))
             for step in finding.remediation:
                 console.print(Text(f"      fix: {step}", style="cyan"))
         console.print()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from rocm_doctor.engine import relations
 from rocm_doctor.engine.engine import Selection, sort_findings
 from rocm_doctor.engine.pipeline import Stage, rerun
 from rocm_doctor.engine.registry import load_registry
@@ -67,8 +68,12 @@ class BenchStage(Stage):
 
 
 def findings(results: dict[str, Any], facts: Optional[Facts] = None) -> list:
-    """The bench checks' verdicts on `results` (on `facts` when given, else on facts holding only the results)."""
+    """The bench checks' verdicts on `results` (on `facts` when given, else on facts holding only the results),
+    linked: a switch the re-run measured as slowing explains the low figures it moved."""
     facts = facts if facts is not None else Facts(Observations())
     facts.observations.add_probe(PROBE_KEY, results)
     stage_results.interpret(facts.observations, facts)
-    return sort_findings(rerun(load_registry(include_plugins=False), facts, [], (FACT,), Selection()))
+    registry = load_registry(include_plugins=False)
+    found = rerun(registry, facts, [], (FACT,), Selection())
+    relations.link(found, registry.checks, facts)
+    return sort_findings(found)
