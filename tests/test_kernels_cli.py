@@ -21,6 +21,7 @@ def test_kernels_json_on_cpu_writes_the_file(doctor, tmp_path):
     ids = {f["id"]: f["status"] for f in document["findings"]}
     assert ids["gpu-kernels-failed"] == "ok" and ids["gpu-kernels-wrong-result"] == "ok"
     assert document["stage"]["library_logs"]["ran"] is False
+    assert document["diagnosis"]["root_causes"] == [] and document["diagnosis"]["headline"]  # the same shape as check's
 
 
 def test_kernels_human_summary(doctor):

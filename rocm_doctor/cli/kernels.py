@@ -62,9 +62,13 @@ def command(as_json, only, python, device, output, force, case_timeout, no_profi
     )
     stage = confirm(facts, options)
     findings = [f for f in judge([], facts, stage)]
+    from rocm_doctor.engine import diagnosis, relations
+    from rocm_doctor.engine.registry import load_registry
     from rocm_doctor.report.envelope import envelope
 
-    document = envelope("kernels", stage=stage, findings=[f.to_dict() for f in findings])
+    relations.link(findings, load_registry(include_plugins=False).checks, facts)  # a crash explains the failures
+    document = envelope("kernels", stage=stage, diagnosis=diagnosis.build(findings).to_dict(),
+                        findings=[f.to_dict() for f in findings])
     if output is not None:
         from rocm_doctor import safefile
 
