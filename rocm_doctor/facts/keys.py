@@ -56,6 +56,15 @@ JUPYTER_KERNEL_KEY = "run.kernel"  # probe value: {resource_dir, kernel_json, se
 RUNTIME_PROBE_KEY = "runtime-probe"
 OWN_LIMITS_KEY = "process.limits.doctor"
 
+# torch_probe and torch_family: the children of the target interpreter; rocm_paths, rocm_libs, shell_rc, online:
+# probe values.
+TORCH_PROBE_KEY = "torch-probe"
+TORCH_FAMILY_KEY = "torch-family"
+ROCM_PATHS_KEY = "rocm.paths"
+ROCM_LIBS_KEY = "rocm.libs"
+SHELL_RC_KEY = "shell.rc"
+ONLINE_INDEX_KEY = "online.package_index"
+
 # `check --log FILE`: the user's log, a probe value read into the fact of the same name.
 LOG_KEY = "user.log"
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import ONLINE_INDEX_KEY as KEY
 from rocm_doctor.facts.observations import Observations
 
-KEY = "online.package_index"
 
 
 def interpret(observations: Observations, facts: Facts) -> None:

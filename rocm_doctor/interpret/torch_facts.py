@@ -7,9 +7,9 @@ from typing import Any
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import TORCH_PROBE_KEY as COMMAND_KEY
 from rocm_doctor.facts.observations import Observations
 
-COMMAND_KEY = "torch-probe"
 STAGE_MEANING = {
     None: "starting the interpreter",
     "start": "import torch",

@@ -8,11 +8,11 @@ from __future__ import annotations
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.keys import LOG_KEY
+from rocm_doctor.facts.keys import TORCH_FAMILY_KEY as COMMAND_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.package_list import parse_packages
 
 REQUIRES = (LOG_KEY, "torch.version")
-COMMAND_KEY = "torch-family"
 KEY = "torch.family"
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from rocm_doctor.facts.keys import ONLINE_INDEX_KEY as KEY
 from rocm_doctor.knowledge import http
 from rocm_doctor.probes._base import Recorder
 
-KEY = "online.package_index"
 URL_ENV = "ROCM_DOCTOR_INDEX_URL"  # check these (space-separated) instead, e.g. an internal mirror
 LIMITS = http.Limits(connect_s=5.0, read_s=10.0, deadline_s=20.0, max_bytes=512 * 1024)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import glob
 import os
 
+from rocm_doctor.facts.keys import ROCM_LIBS_KEY as KEY
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.rocm_paths import roots
 
 PLATFORMS = ("linux", "wsl")
-KEY = "rocm.libs"
 LIBRARY_DIRS = ("rocblas/library", "hipblaslt/library")
 ROCM_DIRS = (("lib/rocblas/library", "rocblas"), ("lib/hipblaslt/library", "hipblaslt"), ("share/miopen/db", "miopen"))
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
+from rocm_doctor.facts.keys import ROCM_PATHS_KEY as KEY
 from rocm_doctor.knowledge.env_catalog import role
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-KEY = "rocm.paths"
 LIST_VARIABLES = ("PATH", "LD_LIBRARY_PATH")
 
 

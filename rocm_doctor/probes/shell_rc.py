@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import re
 
+from rocm_doctor.facts.keys import SHELL_RC_KEY as KEY
 from rocm_doctor.parsers import shell_secrets
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-KEY = "shell.rc"
 FILES = ("~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zshenv", "~/.config/fish/config.fish",
          "/etc/environment")
 VARIABLE = re.compile(r"\b(HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|"

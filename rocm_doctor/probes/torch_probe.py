@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from rocm_doctor.engine.child import child_env
+from rocm_doctor.facts.keys import TORCH_PROBE_KEY as COMMAND_KEY
 from rocm_doctor.probes._base import Recorder
 
 CHILD = Path(__file__).with_name("_torch_child.py")
-COMMAND_KEY = "torch-probe"
 
 
 def collect(recorder: Recorder) -> None:
