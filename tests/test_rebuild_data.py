@@ -53,6 +53,9 @@ def test_the_manifest_is_dated_by_the_saved_sources_and_says_how_current_each_ta
     current = {entry["name"]: entry["current_as_of"] for entry in manifest["files"]}
     assert current["rocm_support_linux.json"] == "2026-12-01"
     assert current["legacy_values.json"] is None  # no source of it is verified with a quote yet
+    counts = {entry["name"]: entry["sources_verified"] for entry in manifest["files"]}
+    assert counts["legacy_values.json"][0] == 0 and 0 < counts["rocm_support_linux.json"][0] < counts[
+        "rocm_support_linux.json"][1]
 
 
 def test_the_10_0_release_notes_parse_to_targets_devices_and_os_tables():
