@@ -95,3 +95,8 @@ def test_therocks_status_and_device_extras_parse():
 def test_a_quote_missing_from_its_saved_copy_stops_the_rebuild():
     with pytest.raises(AssertionError, match="the quote is not in the saved copy"):
         rebuild_data.source_entry(rebuild_data.RN_714, _text(rebuild_data.RN_714), "ROCm 7.14.0 drops gfx1153")
+
+
+def test_the_10_0_release_notes_name_the_pytorch_releases_per_os():
+    assert parse.pytorch_versions(_text(rebuild_data.RN_10)) == {"linux": ["2.13.0", "2.12.0", "2.11.0"],
+                                                                 "windows": ["2.13.0"]}
