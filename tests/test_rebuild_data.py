@@ -53,6 +53,9 @@ def test_the_manifest_is_dated_by_the_saved_sources_and_says_how_current_each_ta
     current = {entry["name"]: entry["current_as_of"] for entry in manifest["files"]}
     assert current["rocm_support_linux.json"] == "2026-12-01"
     assert current["legacy_values.json"] is None  # no source of it is verified with a quote yet
+    counts = {entry["name"]: entry["sources_verified"] for entry in manifest["files"]}
+    assert counts["legacy_values.json"][0] == 0 and 0 < counts["rocm_support_linux.json"][0] < counts[
+        "rocm_support_linux.json"][1]
 
 
 def test_the_10_0_release_notes_parse_to_targets_devices_and_os_tables():
@@ -92,3 +95,8 @@ def test_therocks_status_and_device_extras_parse():
 def test_a_quote_missing_from_its_saved_copy_stops_the_rebuild():
     with pytest.raises(AssertionError, match="the quote is not in the saved copy"):
         rebuild_data.source_entry(rebuild_data.RN_714, _text(rebuild_data.RN_714), "ROCm 7.14.0 drops gfx1153")
+
+
+def test_the_10_0_release_notes_name_the_pytorch_releases_per_os():
+    assert parse.pytorch_versions(_text(rebuild_data.RN_10)) == {"linux": ["2.13.0", "2.12.0", "2.11.0"],
+                                                                 "windows": ["2.13.0"]}

@@ -10,9 +10,9 @@ title, page-date or commit, read), add or extend a builder below, run this, revi
 
 Rebuilt from saved sources: rocm_support_linux.json (the 7.14 and 10.0 rows, TheRock's Linux status), os_support.json
 (the 7.14 and 10.0 rows), gpu_catalog.json (gfx1153's target row, ambiguous_names), support_windows.json (TheRock's
-Windows status), torch_wheels.json (TheRock's device-extra targets), torch_family.json (torchvision and torchaudio of
-torch 2.11-2.14), and the manifest (data_version, each table's current_as_of). Every other row is kept as data/ has
-it and is not rebuilt yet (data/README.md says why).
+Windows status), torch_wheels.json (TheRock's device-extra targets, ROCm 10.0's Windows PyTorch), torch_family.json
+(torchvision and torchaudio of torch 2.11-2.14), and the manifest (data_version, each table's current_as_of). Every
+other row is kept as data/ has it and is not rebuilt yet (data/README.md says why).
 """
 
 from __future__ import annotations
@@ -76,8 +76,9 @@ def rocm_support(table: dict, texts: dict) -> None:
     row10 = {"rocm": "10.0", "stream": "production", "source": "RN-10.0",
              "gfx": {gfx: "supported" for gfx in parse.hardware_targets(rn10)},
              "products": [{"name": f"{d['name']} ({d['igpu']})", "gfx": d["gfx"], "status": "supported"} for d in apus],
+             "pytorch": parse.pytorch_versions(rn10),
              "note": "products: the Ryzen tab only; the page's text gives the Instinct and Radeon tabs' series and "
-                     "targets without their device names"}
+                     "targets without their device names; pytorch: the torch releases AMD validated per OS"}
     preview = next(row for row in table["releases"] if row["rocm"] == "7.13")
     added = parse.added_gpus(rn714)
     gfx714 = {gfx: "supported" for gfx in preview["gfx"]}
@@ -209,6 +210,13 @@ def torch_wheels(table: dict, texts: dict) -> None:
                                                    "so the compatible ROCm packages", "TheRock RELEASES.md: the ROCm "
                                                    "packages its torch packages depend on")
     table["therock"]["multi_arch"]["targets"] = [extra["gfx"] for extra in parse.device_extras(text)]
+    rn10 = texts[RN_10]
+    table["sources"]["RN-10.0"] = source_entry(RN_10, rn10, "2.13.0\n\nWindows", "ROCm Core SDK 10.0.0 release "
+                                               "notes: AI ecosystem support (PyTorch releases per OS)")
+    windows = ", ".join(parse.pytorch_versions(rn10)["windows"])
+    option = {"what": f"AMD's ROCm 10.0 PyTorch for Windows (torch {windows} validated)", "source": "RN-10.0"}
+    options = [o for o in table["windows"]["options"] if o.get("source") != "RN-10.0"]
+    table["windows"]["options"] = options + [option]
 
 
 def torch_family(table: dict, texts: dict) -> None:

@@ -150,3 +150,12 @@ def torch_companions(text: str) -> list[dict]:
             return [{"torch": row["torch version"], "torchaudio": row["torchaudio version"],
                      "torchvision": row["torchvision version"]} for row in table]
     return []
+
+
+def pytorch_versions(text: str) -> dict[str, list[str]]:
+    """The release notes' AI ecosystem table, its first (PyTorch) row: {"linux": [...], "windows": [...]}."""
+    body = section(text, "AI ecosystem support")
+    match = re.search(r"\n\n([\d.]+(?:, [\d.]+)*)\n\nLinux\n\n[^\n]+\n\n([\d.]+(?:, [\d.]+)*)\n\nWindows", body)
+    if not match:
+        return {}
+    return {"linux": match.group(1).split(", "), "windows": match.group(2).split(", ")}

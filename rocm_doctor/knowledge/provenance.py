@@ -35,8 +35,10 @@ def build_manifest(data_dir: Path, generated: str) -> dict:
     for name in TABLES:
         raw = (data_dir / name).read_bytes()
         table = json.loads(raw)
+        sources = [s for s in (table.get("sources") or {}).values() if isinstance(s, dict)]
         files.append({"name": name, "sha256": sha256(raw), "about": table.get("about", ""),
-                      "current_as_of": current_as_of(table)})
+                      "current_as_of": current_as_of(table),
+                      "sources_verified": [sum(s.get("verified") is True for s in sources), len(sources)]})
     return {"data_version": generated.replace("-", "."), "generated": generated, "files": files}
 
 
