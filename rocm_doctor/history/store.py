@@ -19,7 +19,7 @@ from typing import Any, Iterator, Mapping, Optional
 from rocm_doctor import __version__, safefile
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.parsers import json_text
+from rocm_doctor.parsers import json_text, secret_values
 
 FOLDER = "history"
 FORMAT = "rocm-doctor-history-run"
@@ -71,11 +71,11 @@ def entry(run_id: str, created_at: str, report: Any, observations: Observations)
         "created_at": created_at,
         "tool": {"name": "rocm-doctor", "version": __version__},
         "verdict": diagnosis.verdict,
-        "headline": diagnosis.headline,
+        "headline": secret_values.mask_text(diagnosis.headline or ""),
         "root_causes": [{"finding": r.finding.id, "check": r.finding.check, "status": r.finding.status.value}
                         for r in diagnosis.root_causes],
         "problems": {f.id: f.status.value for f in report.findings if f.status.value in PROBLEMS},
-        "snapshot": snapshot.to_dict(observations),
+        "snapshot": snapshot.to_dict(observations),  # secrets masked as it is recorded
     }
 
 
