@@ -117,6 +117,12 @@ def resolve(path: Union[str, Path]) -> Path:
     return Path(os.path.realpath(current.parent)) / current.name
 
 
+def temporary_target(name: str) -> Optional[str]:
+    """The name of the file a temporary file of this module was to become, or None when `name` is no such file."""
+    match = _TMP_NAME.fullmatch(name)
+    return match.group("name") if match else None
+
+
 def sweep(path: Union[str, Path]) -> list[Path]:
     """Remove the temporary files a killed write of `path` left beside it, where that is safe: named as this module
     names them, plain files (not links), owned by this user or by the target's owner, untouched for STALE_S (so
