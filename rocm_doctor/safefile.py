@@ -117,6 +117,40 @@ def resolve(path: Union[str, Path]) -> Path:
     return Path(os.path.realpath(current.parent)) / current.name
 
 
+def untrusted_by_root(path: Union[str, Path]) -> Optional[str]:
+    """As root, why state at `path` (the fix journal, the run history, the data bundle) must not be trusted: it or a
+    folder above it (as written and as resolved) is owned by another user, or writable by others (a sticky shared
+    folder like /tmp is fine above it). Under `sudo -E` HOME stays the user's, whose files a root run must not
+    follow. None when it may be trusted, or when not running as root."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    written = Path(os.path.abspath(path))
+    for chain in (written, Path(os.path.realpath(written))):
+        for index, part in enumerate([chain, *chain.parents]):
+            try:
+                st = os.lstat(part)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                return f"refusing to use {written} as root: {part} cannot be checked ({exc.strerror or exc})"
+            if st.st_uid != 0:
+                return (f"refusing to use {written} as root: {part} belongs to {_owner(st.st_uid)}, not root (run it "
+                        "without sudo -E, or point ROCM_DOCTOR_STATE_DIR / ROCM_DOCTOR_DATA_DIR at a folder of root's)")
+            shared = st.st_mode & stat.S_ISVTX and index > 0
+            if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not shared and not stat.S_ISLNK(st.st_mode):
+                return f"refusing to use {written} as root: {part} can be written by other users"
+    return None
+
+
+def _owner(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
 def temporary_target(name: str) -> Optional[str]:
     """The name of the file a temporary file of this module was to become, or None when `name` is no such file."""
     match = _TMP_NAME.fullmatch(name)

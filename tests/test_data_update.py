@@ -6,6 +6,7 @@ import base64
 import hashlib
 import http.server
 import json
+import os
 import sys
 import threading
 import time
@@ -402,3 +403,47 @@ def test_an_installed_pack_without_a_trusted_signer_is_not_read(data_dir, instal
     meta_path.write_text(json.dumps(meta))
     store.load.cache_clear()
     assert update.installed() is None and "x_test_marker" not in store.load("torch_wheels.json")
+
+
+def test_an_installed_bundle_is_verified_again_at_every_load(data_dir, installed_v1):
+    """A bundle planted in the folder (tables and an installed.json naming the trusted key) is not read."""
+    folder = update.installed().folder
+    planted = json.loads((folder / "torch_wheels.json").read_text())
+    planted["x_test_marker"] = "planted"
+    text = json.dumps(planted)
+    (folder / "torch_wheels.json").write_text(text)
+    meta = json.loads((folder / update.INSTALLED).read_text())
+    meta["files"]["torch_wheels.json"] = hashlib.sha256(text.encode()).hexdigest()
+    (folder / update.INSTALLED).write_text(json.dumps(meta))
+    store.load.cache_clear()
+    assert update.installed() is None and "x_test_marker" not in store.load("torch_wheels.json")
+
+
+def test_a_rollback_to_an_older_signed_pack_is_refused(server, data_dir, installed_v1):
+    update.update(server.publish("v3.json", make_bundle(v(3))), limits=FAST, allow_http=True)
+    update.uninstall()  # the newest version seen is kept when the data is reset
+    with pytest.raises(update.UpdateError, match="rollback is refused"):
+        update.update(server.publish("v2.json", make_bundle(v(2))), limits=FAST, allow_http=True)
+    assert update.installed() is None
+
+
+def test_an_expired_pack_is_refused(server, data_dir):
+    bundle = json.loads(make_bundle(v(4)))
+    bundle["manifest"]["expires"] = "2026-01-01"
+    with pytest.raises(update.UpdateError, match="expired on 2026-01-01"):
+        update.update(server.publish("old.json", json.dumps(bundle).encode()), limits=FAST, allow_http=True)
+
+
+def test_as_root_a_data_folder_others_can_write_is_not_read(data_dir, installed_v1, monkeypatch):
+    from rocm_doctor import safefile
+
+    really_root = os.geteuid() == 0
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    if really_root:
+        assert update.installed() is not None  # root's own folder is read
+    data_dir.chmod(0o777)
+    try:
+        assert update.installed() is None
+        assert safefile.untrusted_by_root(data_dir).startswith(f"refusing to use {data_dir} as root: ")
+    finally:
+        data_dir.chmod(0o755)

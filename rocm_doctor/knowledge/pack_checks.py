@@ -43,6 +43,26 @@ def version_problem(manifest: Mapping[str, Any], today: Optional[_dt.date] = Non
     return None
 
 
+MAX_AGE_DAYS = 400  # a pack without its own `expires` is stale this long after its date (a replayed old pack)
+
+
+def expiry_problem(manifest: Mapping[str, Any], today: Optional[_dt.date] = None) -> Optional[str]:
+    """Why the pack is past its expiry (`expires`: YYYY-MM-DD, else MAX_AGE_DAYS after its data_version), or None."""
+    match = VERSION.fullmatch(str(manifest.get("data_version") or ""))
+    if match is None:
+        return None  # version_problem names it
+    today = today or _dt.datetime.now(_dt.timezone.utc).date()
+    text = manifest.get("expires")
+    try:
+        expires = _dt.date.fromisoformat(text) if isinstance(text, str) else \
+            _dt.date(int(match[1]), int(match[2]), int(match[3])) + _dt.timedelta(days=MAX_AGE_DAYS)
+    except ValueError:
+        return f"expires {text!r} is not a date (YYYY-MM-DD)"
+    if expires < today:
+        return f"the data expired on {expires.isoformat()}; a newer pack is needed"
+    return None
+
+
 def urls(table: Any) -> Iterator[str]:
     """Every URL in a table outside its `sources` (those are citations shown to the reader, never fetched)."""
     for value in _strings(table, top=True):
