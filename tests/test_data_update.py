@@ -447,3 +447,18 @@ def test_as_root_a_data_folder_others_can_write_is_not_read(data_dir, installed_
         assert safefile.untrusted_by_root(data_dir).startswith(f"refusing to use {data_dir} as root: ")
     finally:
         data_dir.chmod(0o755)
+
+
+@pytest.mark.parametrize("spec, problem", [
+    ("torch[device-{gfx}]", None),
+    ("torch==2.9.0", None),
+    ("evil-package[device-{gfx}]", "names the package 'evil-package'"),
+    ("torch[device-{0}]", "placeholder other than {gfx}"),
+    ("torch[device-{gfx.__class__}]", "placeholder other than {gfx}"),
+    ("torch --index-url https://evil.example/simple", "is not a package spec"),
+])
+def test_a_pack_may_name_only_the_packages_the_code_allows(spec, problem):
+    from rocm_doctor.knowledge import pack_checks
+
+    found = pack_checks.spec_problems("torch_wheels.json", {"therock": {"multi_arch": {"torch_spec": spec}}})
+    assert (found == []) if problem is None else (len(found) == 1 and problem in found[0])

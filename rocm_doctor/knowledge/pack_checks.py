@@ -155,6 +155,39 @@ def _generation(gfx: str) -> str:
     return gfx[3:-2]
 
 
+# The packages a pack's install specs (keys ending in `_spec`: `torch[device-{gfx}]`) may name, and the one
+# placeholder they may hold: `fix` installs what they say, so a pack can change a version or an extra, never what
+# is installed.
+PACKAGES = frozenset({"torch", "torchvision", "torchaudio", "rocm", "triton", "pytorch-triton-rocm"})
+_SPEC = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[A-Za-z0-9,._{}-]*\])?(?:[=<>!~]=?[A-Za-z0-9.*+!_-]+)?")
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+def spec_problems(name: str, table: Any) -> list[str]:
+    out = []
+    for key, value in _specs(table):
+        match = _SPEC.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
+            out.append(f"{name}: {key} {value!r} is not a package spec")
+        elif match["name"].lower() not in PACKAGES:
+            out.append(f"{name}: {key} names the package {match['name']!r}, which a data pack may not install")
+        elif any(p != "{gfx}" for p in _PLACEHOLDER.findall(value)) or value.count("{") != value.count("}"):
+            out.append(f"{name}: {key} {value!r} holds a placeholder other than {{gfx}}")
+    return out
+
+
+def _specs(value: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and key.endswith("_spec"):
+                yield key, item
+            else:
+                yield from _specs(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _specs(item)
+
+
 def problems(files: Mapping[str, Any], allowed_hosts: Iterable[str]) -> list[str]:
     """Everything wrong with the parsed tables of a pack, in table order."""
     allowed = set(allowed_hosts)
@@ -162,6 +195,7 @@ def problems(files: Mapping[str, Any], allowed_hosts: Iterable[str]) -> list[str
     for name, table in files.items():
         out += url_problems(name, table, allowed)
         out += source_problems(name, table)
+        out += spec_problems(name, table)
         if name == "overrides.json":
             out += override_problems(table)
     return out
