@@ -54,6 +54,37 @@ def is_stream(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def unsafe_device(path: Union[str, Path]) -> Optional[str]:
+    """Why writing to `path` would harm the machine: a block device (a disk: as root `-o /dev/sdb` overwrites it)
+    or a character device other than a terminal, /dev/null or a standard stream (/dev/mem, a GPU's node). None for
+    files, pipes, sockets, terminals and what does not exist."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISBLK(mode):
+        return "it is a block device (a disk or a partition)"
+    if stat.S_ISCHR(mode) and not _harmless_character_device(path):
+        return "it is a device, not a file"
+    return None
+
+
+# Terminals by device number (Linux, Documentation/admin-guide/devices.txt: 4 "TTY devices", 5 "Alternate TTY
+# devices" (/dev/tty, /dev/console, /dev/ptmx), 136-143 "Unix98 PTY slaves"); judged by stat alone, since opening
+# a device to ask can act on it (a watchdog starts counting when opened).
+_TERMINAL_MAJORS = {4, 5, *range(136, 144)}
+
+
+def _harmless_character_device(path: Union[str, Path]) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if os.path.realpath(path) == os.devnull:
+        return True
+    return hasattr(os, "major") and os.major(st.st_rdev) in _TERMINAL_MAJORS
+
+
 def write(path: Union[str, Path], data: Union[bytes, str], mode: Optional[int] = None, stream: bool = True) -> None:
     """Put `data` at `path`: atomic replace for files, written through for devices and FIFOs (or refused when
     `stream` is False, for files that must be real files: rc files, installed data)."""
