@@ -338,6 +338,10 @@ def _move_card(table):
     table["families"][1]["covers"].append("gfx1032")
 
 
+def _cdna_as_vega(table):
+    table["families"][4]["covers"].append("gfx90a")  # gfx90a (CDNA2) told to run gfx900 (Vega) code
+
+
 def _other_host(table):
     table["therock"]["multi_arch"]["stable"] = "https://evil.example/rocm/whl-multi-arch/"
 
@@ -360,11 +364,12 @@ def _unknown_source(table):
     ("2999.01.01", None, "is dated after today"),
     (None, overrides_edit(_cross_family), "crosses GPU generations"),
     (None, overrides_edit(_move_card), "11.0.0 (gfx1100) for 'gfx1032' crosses GPU generations"),
+    (None, overrides_edit(_cdna_as_vega), "9.0.0 (gfx900) for 'gfx90a' crosses GPU generations"),
     (None, wheels_edit(_other_host), "points at evil.example, not one of the known hosts"),
     (None, wheels_edit(_http_index), "holds a URL that is not https: http://download.pytorch.org/whl/"),
     (None, overrides_edit(_no_source), "overrides.json.families[0] has no source"),
     (None, overrides_edit(_unknown_source), "names 'NOWHERE', which is not in the sources of overrides.json"),
-], ids=["traversal-version", "no-date", "future", "cross-family", "card-moved", "other-host", "http-index",
+], ids=["traversal-version", "no-date", "future", "cross-family", "card-moved", "gfx9-family", "other-host", "http-index",
         "row-without-source", "unknown-source"])
 def test_signed_packs_that_mean_the_wrong_thing_are_refused(server, data_dir, installed_v1, version, edit, expect):
     url = server.publish("s.json", make_bundle(version or v(3), edit=edit))  # signed by the trusted key

@@ -151,7 +151,17 @@ def override_problems(table: Any) -> list[str]:
     return out
 
 
+# gfx9 is several families: code for one runs on the others only within LLVM's generic processors (AMDGPUUsage,
+# "AMDGPU Generic Processors", https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table, read
+# 2026-12-01: "gfx9-generic … gfx900 gfx902 gfx904 gfx906 gfx909 gfx90c", "gfx9-4-generic … gfx940 gfx941
+# gfx942 gfx950"); gfx908 and gfx90a are in none, so each is a family of its own.
+GFX9_FAMILIES = {"gfx9-generic": {"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"},
+                 "gfx9-4-generic": {"gfx940", "gfx941", "gfx942", "gfx950"}}
+
+
 def _generation(gfx: str) -> str:
+    if gfx.startswith("gfx9") and len(gfx) == 6:
+        return next((name for name, members in GFX9_FAMILIES.items() if gfx in members), gfx)
     return gfx[3:-2]
 
 
