@@ -467,3 +467,11 @@ def test_a_pack_may_name_only_the_packages_the_code_allows(spec, problem):
 
     found = pack_checks.spec_problems("torch_wheels.json", {"therock": {"multi_arch": {"torch_spec": spec}}})
     assert (found == []) if problem is None else (len(found) == 1 and problem in found[0])
+
+
+def test_a_long_string_in_a_pack_is_scanned_for_urls_once():
+    """A guard: 2 MiB of letters made the URL scan start again at every letter (minutes); a URL in it is found."""
+    from rocm_doctor.knowledge import pack_checks
+
+    text = "a" * (2 << 20) + " https://evil.example/simple"
+    assert list(pack_checks.urls({"note": text})) == ["https://evil.example/simple"]

@@ -20,7 +20,7 @@ KNOWN_HOSTS = frozenset({"download.pytorch.org", "rocm.nightlies.amd.com", "repo
                          "pypi.org", "files.pythonhosted.org"})
 VERSION = re.compile(r"(\d{4})\.(\d{1,2})\.(\d{1,2})(?:\.(\d{1,3}))?", re.ASCII)
 FUTURE_DAYS = 2  # clocks differ; a version dated further ahead than this is a mistake
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")  # from a word's start: linear
 _SOURCE_KEYS = ("source", "sources", "also")
 
 
