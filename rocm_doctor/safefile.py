@@ -54,6 +54,37 @@ def is_stream(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def unsafe_device(path: Union[str, Path]) -> Optional[str]:
+    """Why writing to `path` would harm the machine: a block device (a disk: as root `-o /dev/sdb` overwrites it)
+    or a character device other than a terminal, /dev/null or a standard stream (/dev/mem, a GPU's node). None for
+    files, pipes, sockets, terminals and what does not exist."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISBLK(mode):
+        return "it is a block device (a disk or a partition)"
+    if stat.S_ISCHR(mode) and not _harmless_character_device(path):
+        return "it is a device, not a file"
+    return None
+
+
+# Terminals by device number (Linux, Documentation/admin-guide/devices.txt: 4 "TTY devices", 5 "Alternate TTY
+# devices" (/dev/tty, /dev/console, /dev/ptmx), 136-143 "Unix98 PTY slaves"); judged by stat alone, since opening
+# a device to ask can act on it (a watchdog starts counting when opened).
+_TERMINAL_MAJORS = {4, 5, *range(136, 144)}
+
+
+def _harmless_character_device(path: Union[str, Path]) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if os.path.realpath(path) == os.devnull:
+        return True
+    return hasattr(os, "major") and os.major(st.st_rdev) in _TERMINAL_MAJORS
+
+
 def write(path: Union[str, Path], data: Union[bytes, str], mode: Optional[int] = None, stream: bool = True) -> None:
     """Put `data` at `path`: atomic replace for files, written through for devices and FIFOs (or refused when
     `stream` is False, for files that must be real files: rc files, installed data)."""
@@ -115,6 +146,46 @@ def resolve(path: Union[str, Path]) -> Path:
     else:
         raise WriteError(f"cannot write {path}: too many levels of symbolic links")
     return Path(os.path.realpath(current.parent)) / current.name
+
+
+def untrusted_by_root(path: Union[str, Path]) -> Optional[str]:
+    """As root, why state at `path` (the fix journal, the run history, the data bundle) must not be trusted: it or a
+    folder above it (as written and as resolved) is owned by another user, or writable by others (a sticky shared
+    folder like /tmp is fine above it). Under `sudo -E` HOME stays the user's, whose files a root run must not
+    follow. None when it may be trusted, or when not running as root."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    written = Path(os.path.abspath(path))
+    for chain in (written, Path(os.path.realpath(written))):
+        for index, part in enumerate([chain, *chain.parents]):
+            try:
+                st = os.lstat(part)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                return f"refusing to use {written} as root: {part} cannot be checked ({exc.strerror or exc})"
+            if st.st_uid != 0:
+                return (f"refusing to use {written} as root: {part} belongs to {_owner(st.st_uid)}, not root (run it "
+                        "without sudo -E, or point ROCM_DOCTOR_STATE_DIR / ROCM_DOCTOR_DATA_DIR at a folder of root's)")
+            shared = st.st_mode & stat.S_ISVTX and index > 0
+            if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not shared and not stat.S_ISLNK(st.st_mode):
+                return f"refusing to use {written} as root: {part} can be written by other users"
+    return None
+
+
+def _owner(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def temporary_target(name: str) -> Optional[str]:
+    """The name of the file a temporary file of this module was to become, or None when `name` is no such file."""
+    match = _TMP_NAME.fullmatch(name)
+    return match.group("name") if match else None
 
 
 def sweep(path: Union[str, Path]) -> list[Path]:

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import http.server
 import json
+import os
 import sys
 import threading
 import time
@@ -337,6 +338,10 @@ def _move_card(table):
     table["families"][1]["covers"].append("gfx1032")
 
 
+def _cdna_as_vega(table):
+    table["families"][4]["covers"].append("gfx90a")  # gfx90a (CDNA2) told to run gfx900 (Vega) code
+
+
 def _other_host(table):
     table["therock"]["multi_arch"]["stable"] = "https://evil.example/rocm/whl-multi-arch/"
 
@@ -359,11 +364,12 @@ def _unknown_source(table):
     ("2999.01.01", None, "is dated after today"),
     (None, overrides_edit(_cross_family), "crosses GPU generations"),
     (None, overrides_edit(_move_card), "11.0.0 (gfx1100) for 'gfx1032' crosses GPU generations"),
+    (None, overrides_edit(_cdna_as_vega), "9.0.0 (gfx900) for 'gfx90a' crosses GPU generations"),
     (None, wheels_edit(_other_host), "points at evil.example, not one of the known hosts"),
     (None, wheels_edit(_http_index), "holds a URL that is not https: http://download.pytorch.org/whl/"),
     (None, overrides_edit(_no_source), "overrides.json.families[0] has no source"),
     (None, overrides_edit(_unknown_source), "names 'NOWHERE', which is not in the sources of overrides.json"),
-], ids=["traversal-version", "no-date", "future", "cross-family", "card-moved", "other-host", "http-index",
+], ids=["traversal-version", "no-date", "future", "cross-family", "card-moved", "gfx9-family", "other-host", "http-index",
         "row-without-source", "unknown-source"])
 def test_signed_packs_that_mean_the_wrong_thing_are_refused(server, data_dir, installed_v1, version, edit, expect):
     url = server.publish("s.json", make_bundle(version or v(3), edit=edit))  # signed by the trusted key
@@ -402,3 +408,70 @@ def test_an_installed_pack_without_a_trusted_signer_is_not_read(data_dir, instal
     meta_path.write_text(json.dumps(meta))
     store.load.cache_clear()
     assert update.installed() is None and "x_test_marker" not in store.load("torch_wheels.json")
+
+
+def test_an_installed_bundle_is_verified_again_at_every_load(data_dir, installed_v1):
+    """A bundle planted in the folder (tables and an installed.json naming the trusted key) is not read."""
+    folder = update.installed().folder
+    planted = json.loads((folder / "torch_wheels.json").read_text())
+    planted["x_test_marker"] = "planted"
+    text = json.dumps(planted)
+    (folder / "torch_wheels.json").write_text(text)
+    meta = json.loads((folder / update.INSTALLED).read_text())
+    meta["files"]["torch_wheels.json"] = hashlib.sha256(text.encode()).hexdigest()
+    (folder / update.INSTALLED).write_text(json.dumps(meta))
+    store.load.cache_clear()
+    assert update.installed() is None and "x_test_marker" not in store.load("torch_wheels.json")
+
+
+def test_a_rollback_to_an_older_signed_pack_is_refused(server, data_dir, installed_v1):
+    update.update(server.publish("v3.json", make_bundle(v(3))), limits=FAST, allow_http=True)
+    update.uninstall()  # the newest version seen is kept when the data is reset
+    with pytest.raises(update.UpdateError, match="rollback is refused"):
+        update.update(server.publish("v2.json", make_bundle(v(2))), limits=FAST, allow_http=True)
+    assert update.installed() is None
+
+
+def test_an_expired_pack_is_refused(server, data_dir):
+    bundle = json.loads(make_bundle(v(4)))
+    bundle["manifest"]["expires"] = "2026-01-01"
+    with pytest.raises(update.UpdateError, match="expired on 2026-01-01"):
+        update.update(server.publish("old.json", json.dumps(bundle).encode()), limits=FAST, allow_http=True)
+
+
+def test_as_root_a_data_folder_others_can_write_is_not_read(data_dir, installed_v1, monkeypatch):
+    from rocm_doctor import safefile
+
+    really_root = os.geteuid() == 0
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    if really_root:
+        assert update.installed() is not None  # root's own folder is read
+    data_dir.chmod(0o777)
+    try:
+        assert update.installed() is None
+        assert safefile.untrusted_by_root(data_dir).startswith(f"refusing to use {data_dir} as root: ")
+    finally:
+        data_dir.chmod(0o755)
+
+
+@pytest.mark.parametrize("spec, problem", [
+    ("torch[device-{gfx}]", None),
+    ("torch==2.9.0", None),
+    ("evil-package[device-{gfx}]", "names the package 'evil-package'"),
+    ("torch[device-{0}]", "placeholder other than {gfx}"),
+    ("torch[device-{gfx.__class__}]", "placeholder other than {gfx}"),
+    ("torch --index-url https://evil.example/simple", "is not a package spec"),
+])
+def test_a_pack_may_name_only_the_packages_the_code_allows(spec, problem):
+    from rocm_doctor.knowledge import pack_checks
+
+    found = pack_checks.spec_problems("torch_wheels.json", {"therock": {"multi_arch": {"torch_spec": spec}}})
+    assert (found == []) if problem is None else (len(found) == 1 and problem in found[0])
+
+
+def test_a_long_string_in_a_pack_is_scanned_for_urls_once():
+    """A guard: 2 MiB of letters made the URL scan start again at every letter (minutes); a URL in it is found."""
+    from rocm_doctor.knowledge import pack_checks
+
+    text = "a" * (2 << 20) + " https://evil.example/simple"
+    assert list(pack_checks.urls({"note": text})) == ["https://evil.example/simple"]

@@ -127,6 +127,18 @@ def test_undo_keeps_edits_made_after_the_fix(home, state):
     assert rc.read_bytes() == b"# mine\nalias added=later\n"
 
 
+def test_undo_never_deletes_or_writes_through_a_link_put_there_since(home, state, tmp_path):
+    _run(_items(S.set_env("A", "1")), _ctx(home, shell="fish"), state)
+    fish = home / ".config" / "fish" / "conf.d" / "rocm-doctor.fish"
+    precious = tmp_path / "precious.conf"
+    precious.write_bytes(fish.read_bytes())  # same content: an undo that followed the link would delete it
+    fish.unlink()
+    fish.symlink_to(precious)
+    result = undo.undo_run(journal.find(state, None))
+    assert result.items[-1].outcome == undo.LEFT and "now leads to" in result.items[-1].message
+    assert precious.exists() and fish.is_symlink()
+
+
 def test_fish_goes_to_its_own_conf_d_file(home, state):
     report, _ = _run(_items(S.set_env("A", "1")), _ctx(home, shell="fish"), state)
     fish = home / ".config" / "fish" / "conf.d" / "rocm-doctor.fish"

@@ -74,16 +74,19 @@ def test_history_is_bounded_by_count_and_size_oldest_first(tmp_path, monkeypatch
 
 def test_stale_temporary_files_are_removed(tmp_path):
     record(tmp_path, observations(), 0)
-    stale = store.folder(tmp_path) / f".x.json.abc{safefile.TMP_SUFFIX}"
+    stale = store.folder(tmp_path) / f".20260218-100500-000000.json.0123456789ab{safefile.TMP_SUFFIX}"
     stale.write_text("half")
-    fresh = store.folder(tmp_path) / f".y.json.abc{safefile.TMP_SUFFIX}"
+    fresh = store.folder(tmp_path) / f".20260218-100600-000000.json.0123456789ab{safefile.TMP_SUFFIX}"
     fresh.write_text("being written")
+    other = store.folder(tmp_path) / f".notes.json.0123456789ab{safefile.TMP_SUFFIX}"  # not the history's
+    other.write_text("someone else's")
     old = stale.stat().st_mtime - store.STALE_TMP_S - 10
     import os
 
     os.utime(stale, (old, old))
+    os.utime(other, (old, old))
     record(tmp_path, observations(), 1)
-    assert not stale.exists() and fresh.exists()
+    assert not stale.exists() and fresh.exists() and other.exists()
 
 
 def test_unwritable_state_folder_says_so_and_loses_nothing(tmp_path, monkeypatch):

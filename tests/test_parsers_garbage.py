@@ -51,3 +51,12 @@ def test_half_a_json_file_is_empty_not_an_error():
     text = (FIXTURES / "rocm-smi" /
             "linux-docker-mi300x-vf-gfx942-showproductname-showmeminfo-vram-showuse-json-card-series-na.txt").read_text()
     assert parse_rocm_smi(text[: len(text) // 2])["devices"] == []
+
+
+def test_a_tool_listing_hundreds_of_thousands_of_gpus_is_read_to_the_limit():
+    from rocm_doctor.parsers import amd_smi, garbled, nvidia_smi
+
+    parsed = amd_smi.parse_amd_smi("[" + ",".join(['{"gpu": %d}' % i for i in range(300_001)]) + "]")
+    assert len(parsed["devices"]) == garbled.MAX_GPUS and "300,001 GPUs" in parsed["garbled"][0]["what"]
+    listing = "".join(f"GPU {i}: NVIDIA H200 (UUID: GPU-{i:08x}-0000-0000-0000-000000000000)\n" for i in range(1000))
+    assert len(nvidia_smi.parse_list(listing)) == garbled.MAX_GPUS

@@ -48,7 +48,7 @@ def fixed_bundle(findings=FINDINGS, stages=None, redacted=True):
                     generated_at="2026-11-30T12:00:00+00:00", stages=stages if stages is not None else {})
     data = report.to_dict()
     data["tool"]["version"] = "0.1.0"
-    data["snapshot"] = snapshot.to_dict(obs)
+    data["snapshot"] = snapshot.to_dict(obs, mask=False)  # as bundle.build embeds it
     data["snapshot"]["created_at"] = "2026-11-30T12:00:00+00:00"
     data["snapshot"]["tool"]["version"] = "0.1.0"
     data["redaction"] = {"applied": False}

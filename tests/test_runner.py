@@ -62,3 +62,18 @@ def test_round_trip_through_dict():
 
     result = run([sys.executable, "-c", "print(1)"])
     assert CommandResult.from_dict(result.to_dict()) == result
+
+
+def test_a_tools_background_child_ends_with_the_tool(tmp_path):
+    """A tool that starts a child in the background (`tool &`) and exits: the child is in the tool's process
+    group, which is ended when the tool is done."""
+    if sys.platform == "win32":
+        return
+    marker = tmp_path / "background-child-alive"
+    inner = f"import time; time.sleep(2); open({str(marker)!r}, 'w').write('x')"
+    script = (f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {inner!r}], stdout=subprocess.DEVNULL,"
+              " stderr=subprocess.DEVNULL)\nprint('started')\n")
+    result = run([sys.executable, "-c", script], timeout=10.0)
+    assert result.ok and result.stdout == "started\n"
+    time.sleep(3)
+    assert not marker.exists(), "the background child outlived its tool"

@@ -211,3 +211,19 @@ def test_stdout_on_a_full_device_exits_2_with_one_line(args):
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "rocm-doctor: error: cannot write to standard output: No space left on device"]
+
+
+def test_a_block_device_or_another_device_is_refused_without_force(tmp_path, doctor):
+    import os
+    import stat
+
+    from rocm_doctor import safefile
+
+    disks = [p for p in ("/dev/loop0", "/dev/sda", "/dev/vda", "/dev/nvme0n1") if os.path.exists(p)
+             and stat.S_ISBLK(os.stat(p).st_mode)]
+    for disk in disks[:1]:
+        assert "block device" in safefile.unsafe_device(disk)
+        result = doctor("report", "-o", disk)
+        assert result.returncode == 2 and "block device" in result.stderr
+    assert "a device" in safefile.unsafe_device("/dev/urandom")
+    assert safefile.unsafe_device(os.devnull) is None and safefile.unsafe_device(tmp_path / "x.md") is None

@@ -26,13 +26,16 @@ from rocm_doctor.cli.options import FAIL_ON
 def command(older, newer, as_json, fmt, list_runs, fail_on):
     """Compare two runs: a stored run's id, a date (the last run that day) or a snapshot/report file; by default
     the last healthy run and the newest."""
-    from rocm_doctor.fix.journal import state_dir
+    from rocm_doctor.fix.journal import JournalError, trusted_state_dir
     from rocm_doctor.history import rundiff, sides, store
 
     if as_json and fmt not in (None, "json"):
         raise DoctorUsageError(f"--json and --format {fmt} ask for two formats; give one")
     fmt = "json" if as_json else (fmt or "human")
-    state = state_dir()
+    try:
+        state = trusted_state_dir()
+    except JournalError as exc:
+        raise DoctorUsageError(str(exc)) from None
     runs, unreadable = store.runs(store.folder(state))
     for path in unreadable:
         click.echo(f"rocm-doctor: warning: {path} is not a stored run this rocm-doctor can read; ignored", err=True)

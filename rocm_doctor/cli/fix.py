@@ -55,9 +55,12 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             from_file, torch_timeout, no_gpu=False, bench=False, collectives=False, unit=None, user_unit=None,
             kernel=None):
     """Fix what `check` found: preview with --dry-run, apply with consent, undo with --undo."""
-    from rocm_doctor.fix.journal import state_dir, sweep_leftovers
+    from rocm_doctor.fix.journal import JournalError, sweep_leftovers, trusted_state_dir
 
-    root = state_dir()
+    try:
+        root = trusted_state_dir()
+    except JournalError as exc:
+        raise DoctorUsageError(str(exc)) from None
     sweep_leftovers(root)  # what a killed run left beside the files it was writing
     if history:
         _history(root, as_json)

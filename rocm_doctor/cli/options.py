@@ -129,7 +129,12 @@ def refuse_to_overwrite(paths, force: bool) -> None:
     from rocm_doctor.cli.app import DoctorUsageError
 
     for path in paths:
-        if force or path is None or safefile.is_stream(path) or str(path).startswith(("/dev/", "/proc/")):
+        if force or path is None:
+            continue
+        why = safefile.unsafe_device(path)
+        if why:
+            raise DoctorUsageError(f"refusing to write {path}: {why}; --force writes it anyway")
+        if safefile.is_stream(path) or str(path).startswith(("/dev/", "/proc/")):
             continue  # /dev/stdout names whatever standard output is, a file it was redirected to too
         if path.is_symlink() or path.is_file():
             raise DoctorUsageError(f"{path} exists; --force replaces it")

@@ -16,6 +16,7 @@ from rocm_doctor import __version__
 from rocm_doctor.compare import fields
 from rocm_doctor.compare.engine import (STATUS_ORDER, differences as field_differences, finding_statuses, flatten, key,
                                          status_differences)
+from rocm_doctor.parsers.secret_values import mask_structure
 
 NODE_KIND = "rocm-doctor-node"
 FLEET_KIND = "rocm-doctor-fleet"
@@ -150,7 +151,7 @@ def diff(inputs: Iterable[Mapping[str, Any]], world: Optional[Mapping[str, Any]]
                  for name in sorted(odd_count, key=lambda n: (-odd_count[n], n))] if len(nodes) > 2 else []
     if len(nodes) == 2 and (differences or finding_diffs):
         odd_nodes = []  # with two nodes there is no majority: list the differences, name no culprit
-    return {
+    return mask_structure({  # shared by design: no secret of any node (findings, URLs, command lines) in it
         "kind": FLEET_KIND,
         "schema_version": SCHEMA,
         "tool": {"name": "rocm-doctor", "version": __version__},
@@ -164,7 +165,7 @@ def diff(inputs: Iterable[Mapping[str, Any]], world: Optional[Mapping[str, Any]]
         "world_collectives": dict(world) if world else None,
         "same": same,
         "node_reports": nodes,
-    }
+    })
 
 
 # ------------------------------------------------------------------------------------------- table

@@ -154,6 +154,8 @@ def run(
         threading.Thread(target=_feed_stdin, args=(proc.stdin, stdin_data), daemon=True).start()
     try:
         _wait(proc, started + timeout, cancel, result)
+        if sys.platform != "win32":
+            kill_group(proc.pid)  # what it left running in the background (`tool &`) ends with it
     except BaseException:  # interrupted: the child must not outlive the wait
         kill_group(proc.pid)
         raise

@@ -1,6 +1,8 @@
 """Snapshot files: versioned JSON holding a machine's raw observations (docs/snapshot.md).
 
-A report written by `rocm-doctor report` embeds a snapshot under "snapshot", so it replays the same way.
+A report written by `rocm-doctor report` embeds a snapshot under "snapshot", so it replays the same way. Secret
+values are masked before anything is written (parsers/secret_values.py): a snapshot or a stored run holds no
+secret a report would hide.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 from rocm_doctor import __version__
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.parsers import json_text
+from rocm_doctor.parsers import json_text, secret_values
 
 FORMAT = "rocm-doctor-snapshot"
 VERSION = 1
@@ -22,13 +24,16 @@ class SnapshotError(Exception):
     """The file is not a snapshot this rocm-doctor can read; the message is one line for the user."""
 
 
-def to_dict(observations: Observations) -> dict[str, Any]:
+def to_dict(observations: Observations, mask: bool = True) -> dict[str, Any]:
+    """The snapshot form; `mask=False` only for a report bundle, which its redactor masks whole (or the user asked
+    for it unredacted)."""
+    recorded = observations.to_dict()
     return {
         "format": FORMAT,
         "version": VERSION,
         "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "tool": {"name": "rocm-doctor", "version": __version__},
-        "observations": observations.to_dict(),
+        "observations": secret_values.mask_structure(recorded) if mask else recorded,
     }
 
 

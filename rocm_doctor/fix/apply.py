@@ -141,7 +141,8 @@ def _apply_one(seq: int, current: Preview, ctx: Context, journal: Journal) -> No
         mode = target.stat().st_mode & 0o7777 if target.exists() else None
         backup = journal.backup(seq, write.path.name.lstrip(".") or "file", write.old) if write.old is not None else None
         journal.append({**base, "event": "intent",
-                        "target": {"type": "file", "path": str(write.path), "format": write.kind},
+                        "target": {"type": "file", "path": str(write.path), "format": write.kind,
+                                   "real": str(target)},  # undo writes only where this still leads
                         "old": {"exists": write.old is not None, "sha256": sha256(write.old), "backup": backup,
                                 "mode": mode, "code": write.old_code,
                                 "created_folders": rcfile.missing_folders(target.parent)},

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from rocm_doctor import safefile
+from rocm_doctor import inputfile, safefile
 
 JOURNAL = "journal.jsonl"
+MAX_JOURNAL_BYTES = 16 * 1024 * 1024  # a run's journal holds a few lines per change
 
 
 class JournalError(OSError):
@@ -39,6 +40,16 @@ def state_dir(env: Optional[Mapping[str, str]] = None) -> Path:
         return Path(env["XDG_STATE_HOME"]) / "rocm-doctor"
     home = env.get("HOME") or env.get("USERPROFILE") or str(Path.home())
     return Path(home) / ".local" / "state" / "rocm-doctor"
+
+
+def trusted_state_dir(env: Optional[Mapping[str, str]] = None) -> Path:
+    """state_dir(), or JournalError (one line) when running as root and the folder is not root's own: root's
+    `fix --undo` must not follow a journal another user can write."""
+    folder = state_dir(env)
+    why = safefile.untrusted_by_root(folder)
+    if why:
+        raise JournalError(why)
+    return folder
 
 
 def now() -> str:
@@ -99,8 +110,8 @@ class Journal:
 
     def records(self) -> list[dict[str, Any]]:
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            text = inputfile.read(self.path, MAX_JOURNAL_BYTES).decode("utf-8", errors="replace")
+        except (OSError, inputfile.InputError):
             return []
         out = []
         for line in text.splitlines():

@@ -84,6 +84,9 @@ def _undo_file(journal: Journal, intent: dict) -> UndoItem:
     path = Path(intent["target"]["path"])
     old, new = intent.get("old") or {}, intent.get("new") or {}
     summary = intent.get("summary", "")
+    leads = rcfile.real_target(path)
+    if str(leads) != intent["target"].get("real", str(path)):  # a link put there since: never write through it
+        return UndoItem(intent["seq"], summary, LEFT, f"{path} now leads to {leads}, not where fix wrote; left as is")
     current = rcfile.read(path)
     current_sha = sha256(current)
     old_bytes = journal.read_backup(old["backup"]) if old.get("backup") else None

@@ -18,9 +18,12 @@ def after_check(report: Any, facts: Facts, add: bool) -> Optional[str]:
     """Annotate the report's root causes from the history and (with `add`) record this run; returns the one
     thing to tell the user when the history could not be read or written."""
     from rocm_doctor.engine.registry import load_registry
-    from rocm_doctor.fix.journal import state_dir
+    from rocm_doctor.fix.journal import JournalError, trusted_state_dir
 
-    state = state_dir()
+    try:
+        state = trusted_state_dir()
+    except JournalError as exc:  # as root, a user's folder is neither read nor written
+        return f"the run history was not used: {exc}"
     note = None
     if report.diagnosis.root_causes and store.folder(state).is_dir():
         try:

@@ -60,7 +60,7 @@ def changes(older: Facts, newer: Facts, before: Mapping[str, str], now: Mapping[
                           for name, _ in differing], meta, older, newer)
     suspects = relevance.suspects(checks, now, before, newer, only)
     relevance.relate(items, suspects, older, newer, meta)
-    _redact(items, older.observations.env, newer.observations.env)
+    _redact(items, meta, older.observations.env, newer.observations.env)
     for item in items:
         _entries(item)
     return relevance.ranked(items), same
@@ -118,18 +118,46 @@ def _entries(item: dict[str, Any]) -> None:
         item["removed"] = [x for x in before if x not in after]
 
 
-def _redact(items: list[dict[str, Any]], old_env: Mapping[str, str], new_env: Mapping[str, str]) -> None:
-    """Values as a report shows them; a variable whose value is hidden on both sides says only that it changed."""
-    redactor = Redactor(local_identities())
-    envs = redactor.redact({"before": {"env": dict(old_env)}, "after": {"env": dict(new_env)}})
-    for item in items:
-        if item["group"] == "environment":
-            name = item["field"][len(fields.ENV_PREFIX):]
-            item["before"], item["after"] = envs["before"]["env"].get(name), envs["after"]["env"].get(name)
-            if name in old_env and name in new_env and item["before"] == item["after"]:
-                item["hidden"] = True
-        else:
-            item["before"], item["after"] = redactor.redact([item["before"], item["after"]])
+def _redact(items: list[dict[str, Any]], meta: Mapping[str, fields.Field], old_env: Mapping[str, str],
+            new_env: Mapping[str, str]) -> None:
+    """Values as a report shows them, each read where it sits (a variable of a service's environment is a variable,
+    an argv an argv: `run.env.env.AWS_SECRET_ACCESS_KEY` is masked by its name); a change whose values are hidden
+    on both sides says only that it changed."""
+    places = [_place(item, meta) for item in items]
+    masked = Redactor(local_identities()).redact({
+        "environments": [{"env": dict(old_env)}, {"env": dict(new_env)}],
+        "items": [{"before": _nest(keys, item["before"]), "after": _nest(keys, item["after"])}
+                  for keys, item in zip(places, items)]})
+    for keys, item, both in zip(places, items, masked["items"]):
+        before, after = _unnest(keys, both["before"]), _unnest(keys, both["after"])
+        if before == after and item["before"] != item["after"]:
+            item["hidden"] = True
+        item["before"], item["after"] = before, after
+
+
+def _place(item: Mapping[str, Any], meta: Mapping[str, fields.Field]) -> tuple[str, ...]:
+    """The keys above a change's value: `env` and the variable, or the fact key and the keys inside the fact."""
+    if item["group"] == "environment":
+        return ("env", item["field"][len(fields.ENV_PREFIX):])
+    field = meta.get(item["field"])
+    if field is None or not field.sources:
+        return (str(item["field"]),)
+    if not field.path:
+        return (field.sources[0], field.name)
+    return (field.sources[0], *(str(step) for step in field.path if not isinstance(step, int)))
+
+
+def _nest(keys: tuple[str, ...], value: Any) -> Any:
+    for key in reversed(keys):
+        value = {key: value}
+    return value
+
+
+def _unnest(keys: tuple[str, ...], value: Any) -> Any:
+    """The value back from its nest (by position: a key that names a user comes back redacted too)."""
+    for _ in keys:
+        value = next(iter(value.values()), None) if isinstance(value, dict) else None
+    return value
 
 
 def fix_runs(state: Path, older: Side, newer: Side) -> Optional[list[dict[str, Any]]]:
@@ -158,8 +186,9 @@ def document(older: Judged, newer: Judged, checks: Sequence[type[Check]], state:
                 for check, values in engine.status_differences([older.statuses, newer.statuses])]
     findings.sort(key=lambda f: (-relevance.rank_of(f["after"]) + relevance.rank_of(f["before"]), f["check"]))
     counted = sum(1 for item in items if item["relevance"] in COUNTED)
-    return envelope("diff", a=_side(older), b=_side(newer), changes=items, same=same, findings=findings,
-                    fix_runs=fix_runs(state, older.side, newer.side),
+    a, b, between = Redactor(local_identities()).redact([_side(older), _side(newer),
+                                                        fix_runs(state, older.side, newer.side)])
+    return envelope("diff", a=a, b=b, changes=items, same=same, findings=findings, fix_runs=between,
                     summary={"relevant": counted, "other": len(items) - counted, "findings": len(findings)})
 
 

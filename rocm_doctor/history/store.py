@@ -5,29 +5,39 @@ One JSON file per run in `<state folder>/history/`: the run's verdict and proble
 snapshot form (so `check --from` replays it and `diff` re-reads it with today's parsers). Written atomically;
 bounded by count and by size, the oldest dropped first. A folder that cannot be written costs the run its place
 in the history and nothing else: the caller gets one sentence to say, never an exception.
+
+The folder is read as untrusted: only regular files named as the history names them (`YYYYmmdd-HHMMSS-ffffff.json`),
+no larger than a run may be, are opened (a FIFO, a device or a link is named, never opened); a run's time is the
+one its name records, not what the file claims; pruning removes only such files owned by this user, so a folder
+of other JSON files loses none of them.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
+import re
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
-from rocm_doctor import __version__, safefile
+from rocm_doctor import __version__, inputfile, safefile
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.parsers import json_text
+from rocm_doctor.parsers import json_text, secret_values
 
 FOLDER = "history"
 FORMAT = "rocm-doctor-history-run"
 VERSION = 1
 MAX_RUNS = 50
 MAX_BYTES = 32 * 1024 * 1024
+MAX_ENTRY_BYTES = 32 * 1024 * 1024  # a file larger than this is no run the history wrote: never read or removed
 STALE_TMP_S = 3600  # a temporary file this old is left over from a killed run
 PROBLEMS = ("fail", "error", "warn")
+RUN_NAME = re.compile(r"(?P<when>\d{8}-\d{6}-\d{6})(?:-\d+)?\.json")
 
 
 def folder(state: Path) -> Path:
@@ -71,11 +81,11 @@ def entry(run_id: str, created_at: str, report: Any, observations: Observations)
         "created_at": created_at,
         "tool": {"name": "rocm-doctor", "version": __version__},
         "verdict": diagnosis.verdict,
-        "headline": diagnosis.headline,
+        "headline": secret_values.mask_text(diagnosis.headline or ""),
         "root_causes": [{"finding": r.finding.id, "check": r.finding.check, "status": r.finding.status.value}
                         for r in diagnosis.root_causes],
         "problems": {f.id: f.status.value for f in report.findings if f.status.value in PROBLEMS},
-        "snapshot": snapshot.to_dict(observations),
+        "snapshot": snapshot.to_dict(observations),  # secrets masked as it is recorded
     }
 
 
@@ -104,12 +114,12 @@ def record(state: Path, report: Any, observations: Observations, now: Optional[_
 
 def prune(where: Path) -> Optional[str]:
     """Drop the oldest runs until at most MAX_RUNS remain in at most MAX_BYTES; also temporary files left by
-    killed runs. Returns what to tell the user when a file could not be removed."""
+    killed runs. Only files the history wrote are counted or removed. Returns what to tell the user when a file
+    could not be removed."""
     try:
-        names = _names(where)
-        sizes = {p: p.stat().st_size for p in names}
-        stale = [p for p in where.iterdir() if p.name.endswith(safefile.TMP_SUFFIX)
-                 and time.time() - p.stat().st_mtime > STALE_TMP_S]
+        names, _ = _entries(where)
+        sizes = {p: p.lstat().st_size for p in names}
+        stale = [p for p in where.iterdir() if _own_temporary(p)]
     except OSError as exc:
         return f"the run history in {where} cannot be read ({_reason(exc)})"
     total = sum(sizes.values())
@@ -129,14 +139,54 @@ def prune(where: Path) -> Optional[str]:
     return None
 
 
-def _names(where: Path) -> list[Path]:
-    return sorted(p for p in where.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+def _entries(where: Path) -> tuple[list[Path], list[Path]]:
+    """(the files the history wrote, oldest first by their names; the other `*.json` entries, never opened)."""
+    ours, others = [], []
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    with os.scandir(where) as found:
+        for entry in found:
+            if not entry.name.endswith(".json") or entry.name.startswith("."):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                others.append(Path(entry.path))
+                continue
+            mine = uid is None or info.st_uid == uid
+            if RUN_NAME.fullmatch(entry.name) and stat.S_ISREG(info.st_mode) and info.st_size <= MAX_ENTRY_BYTES \
+                    and mine:
+                ours.append(Path(entry.path))
+            else:
+                others.append(Path(entry.path))
+    return sorted(ours), sorted(others)
+
+
+def _own_temporary(path: Path) -> bool:
+    """A temporary file of a run write this user left (killed), old enough not to be one being written now."""
+    match = safefile.temporary_target(path.name)
+    if match is None or not RUN_NAME.fullmatch(match):
+        return False
+    info = path.lstat()
+    return stat.S_ISREG(info.st_mode) and time.time() - info.st_mtime > STALE_TMP_S and (
+        not hasattr(os, "geteuid") or info.st_uid == os.geteuid())
+
+
+def recorded_at(path: Path) -> Optional[str]:
+    """The time the history recorded in a run's file name (the file's own `created_at` is only its claim)."""
+    match = RUN_NAME.fullmatch(path.name)
+    if match is None:
+        return None
+    try:
+        when = _dt.datetime.strptime(match.group("when"), "%Y%m%d-%H%M%S-%f").replace(tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return None
+    return when.isoformat(timespec="seconds")
 
 
 def newest_first(where: Path) -> Iterator[StoredRun]:
     """The readable runs, newest first, each read only when asked for (a caller often stops at the first)."""
     try:
-        paths = _names(where)
+        paths, _ = _entries(where)
     except OSError:
         return
     for path in reversed(paths):
@@ -146,12 +196,13 @@ def newest_first(where: Path) -> Iterator[StoredRun]:
 
 
 def runs(where: Path) -> tuple[list[StoredRun], list[Path]]:
-    """(every readable run, oldest first; the files that are no run this rocm-doctor can read)."""
+    """(every readable run, oldest first by the time the history recorded; the files that are no run this
+    rocm-doctor can read)."""
     try:
-        paths = _names(where)
+        paths, bad = _entries(where)
     except OSError:
         return [], []
-    found, bad = [], []
+    found = []
     for path in paths:
         run = read(path)
         if run is None:
@@ -159,16 +210,21 @@ def runs(where: Path) -> tuple[list[StoredRun], list[Path]]:
         else:
             found.append(run)
     found.sort(key=lambda r: (r.when or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), r.id))
-    return found, bad
+    return found, sorted(bad)
 
 
 def read(path: Path) -> Optional[StoredRun]:
-    """One stored run, or None when the file is not one (cut short, another format, unreadable)."""
+    """One stored run, or None when the file is not one (cut short, another format, too large or deep, a FIFO
+    or a device, unreadable). Its time is the one its name records, when it has a history's name."""
     try:
-        raw = json_text.loads(path.read_text(encoding="utf-8"))
+        raw = json_text.loads(inputfile.read(path, MAX_ENTRY_BYTES).decode("utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
-    return from_dict(raw, path)
+    run = from_dict(raw, path)
+    recorded = recorded_at(path)
+    if run is not None and recorded is not None:
+        run.created_at, run.id = recorded, path.stem
+    return run
 
 
 def from_dict(raw: Any, path: Path) -> Optional[StoredRun]:

@@ -1,18 +1,25 @@
 """Bounded HTTP GETs for the two places rocm-doctor touches the network (`data update`, `check --online`).
 
-Every request has (connect, read) timeouts, an overall deadline and a size cap enforced while streaming, and
-uses the proxies of the environment (requests' trust_env, kept on). Failures become one HttpError whose `kind`
-says which part failed (dns, connect, proxy, tls, timeout, http, too-large), so findings can say what to fix.
+Every request has (connect, read) timeouts, one deadline for all of it — connecting, the response headers, the
+body and every redirect — and a size cap enforced while streaming, and uses the proxies of the environment
+(requests' trust_env, kept on). A server that trickles a header byte every second never trips a read timeout, so
+the request runs in a worker thread and, at the deadline, the sockets it opened are shut down (which ends any
+read at once) and the caller gets its answer. Failures become one HttpError whose `kind` says which part failed
+(dns, connect, proxy, tls, timeout, http, too-large), so findings can say what to fix.
 """
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
+import urllib3
+from requests.adapters import HTTPAdapter
 
 USER_AGENT = "rocm-doctor"
 
@@ -53,11 +60,96 @@ class HttpsOnlySession(requests.Session):
         return target
 
 
+_SOCKETS: dict[int, list[socket.socket]] = {}  # worker thread id -> the sockets its request opened
+_LOCK = threading.Lock()
+
+
+class _Watched:
+    """A connection that registers its socket with the worker thread that opened it."""
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]
+        with _LOCK:
+            _SOCKETS.setdefault(threading.get_ident(), []).append(self.sock)  # type: ignore[attr-defined]
+
+
+class _HTTPConnection(_Watched, urllib3.connection.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_Watched, urllib3.connection.HTTPSConnection):
+    pass
+
+
+class _HTTPPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _HTTPConnection
+
+
+class _HTTPSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _HTTPSConnection
+
+
+_POOLS = {"http": _HTTPPool, "https": _HTTPSPool}
+
+
+class _WatchedAdapter(HTTPAdapter):
+    """requests' adapter whose connections (direct or through an http(s) proxy) can be cut at the deadline."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = dict(_POOLS)
+
+    def proxy_manager_for(self, proxy: str, **kwargs: Any):
+        manager = super().proxy_manager_for(proxy, **kwargs)
+        if not proxy.lower().startswith("socks"):
+            manager.pool_classes_by_scheme = dict(_POOLS)
+        return manager
+
+
 def get(url: str, limits: Limits = Limits(), session: Optional[requests.Session] = None) -> Response:
-    """The body of a 2xx answer, or HttpError. Redirects are followed (within the same limits; with an
-    HttpsOnlySession, only to https)."""
+    """The body of a 2xx answer, or HttpError, within `limits.deadline_s` for all of it. Redirects are followed
+    (within the same deadline; with an HttpsOnlySession, only to https)."""
     session = session or requests.Session()
+    for adapter in list(session.adapters.values()):
+        adapter.close()
+    session.mount("https://", _WatchedAdapter())  # fresh pools: no socket of an earlier request is reused
+    session.mount("http://", _WatchedAdapter())
+    outcome: dict[str, Any] = {}
     started = time.monotonic()
+
+    def work() -> None:
+        try:
+            outcome["response"] = _get(url, limits, session, started)
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+        finally:
+            with _LOCK:
+                _SOCKETS.pop(threading.get_ident(), None)
+
+    worker = threading.Thread(target=work, name="rocm-doctor-http", daemon=True)
+    worker.start()
+    worker.join(limits.deadline_s)
+    if worker.is_alive():
+        _cut(worker.ident)
+        worker.join(1.0)
+        raise HttpError("timeout", f"{display_url(url)} did not finish within {limits.deadline_s:g} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["response"]
+
+
+def _cut(ident: Optional[int]) -> None:
+    """Shut down the sockets a worker's request opened: a read blocked on them returns at once."""
+    with _LOCK:
+        sockets = list(_SOCKETS.get(ident or -1, []))
+    for sock in sockets:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _get(url: str, limits: Limits, session: requests.Session, started: float) -> Response:
     try:
         with session.get(url, stream=True, timeout=(limits.connect_s, limits.read_s),
                          headers={"User-Agent": USER_AGENT}) as resp:

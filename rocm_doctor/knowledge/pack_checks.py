@@ -20,7 +20,7 @@ KNOWN_HOSTS = frozenset({"download.pytorch.org", "rocm.nightlies.amd.com", "repo
                          "pypi.org", "files.pythonhosted.org"})
 VERSION = re.compile(r"(\d{4})\.(\d{1,2})\.(\d{1,2})(?:\.(\d{1,3}))?", re.ASCII)
 FUTURE_DAYS = 2  # clocks differ; a version dated further ahead than this is a mistake
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")  # from a word's start: linear
 _SOURCE_KEYS = ("source", "sources", "also")
 
 
@@ -40,6 +40,26 @@ def version_problem(manifest: Mapping[str, Any], today: Optional[_dt.date] = Non
     generated = manifest.get("generated")
     if generated is not None and generated != dated.isoformat():
         return f"generated {generated!r} is not the date of data_version {text!r}"
+    return None
+
+
+MAX_AGE_DAYS = 400  # a pack without its own `expires` is stale this long after its date (a replayed old pack)
+
+
+def expiry_problem(manifest: Mapping[str, Any], today: Optional[_dt.date] = None) -> Optional[str]:
+    """Why the pack is past its expiry (`expires`: YYYY-MM-DD, else MAX_AGE_DAYS after its data_version), or None."""
+    match = VERSION.fullmatch(str(manifest.get("data_version") or ""))
+    if match is None:
+        return None  # version_problem names it
+    today = today or _dt.datetime.now(_dt.timezone.utc).date()
+    text = manifest.get("expires")
+    try:
+        expires = _dt.date.fromisoformat(text) if isinstance(text, str) else \
+            _dt.date(int(match[1]), int(match[2]), int(match[3])) + _dt.timedelta(days=MAX_AGE_DAYS)
+    except ValueError:
+        return f"expires {text!r} is not a date (YYYY-MM-DD)"
+    if expires < today:
+        return f"the data expired on {expires.isoformat()}; a newer pack is needed"
     return None
 
 
@@ -131,8 +151,51 @@ def override_problems(table: Any) -> list[str]:
     return out
 
 
+# gfx9 is several families: code for one runs on the others only within LLVM's generic processors (AMDGPUUsage,
+# "AMDGPU Generic Processors", https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table, read
+# 2026-12-01: "gfx9-generic … gfx900 gfx902 gfx904 gfx906 gfx909 gfx90c", "gfx9-4-generic … gfx940 gfx941
+# gfx942 gfx950"); gfx908 and gfx90a are in none, so each is a family of its own.
+GFX9_FAMILIES = {"gfx9-generic": {"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"},
+                 "gfx9-4-generic": {"gfx940", "gfx941", "gfx942", "gfx950"}}
+
+
 def _generation(gfx: str) -> str:
+    if gfx.startswith("gfx9") and len(gfx) == 6:
+        return next((name for name, members in GFX9_FAMILIES.items() if gfx in members), gfx)
     return gfx[3:-2]
+
+
+# The packages a pack's install specs (keys ending in `_spec`: `torch[device-{gfx}]`) may name, and the one
+# placeholder they may hold: `fix` installs what they say, so a pack can change a version or an extra, never what
+# is installed.
+PACKAGES = frozenset({"torch", "torchvision", "torchaudio", "rocm", "triton", "pytorch-triton-rocm"})
+_SPEC = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[A-Za-z0-9,._{}-]*\])?(?:[=<>!~]=?[A-Za-z0-9.*+!_-]+)?")
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+def spec_problems(name: str, table: Any) -> list[str]:
+    out = []
+    for key, value in _specs(table):
+        match = _SPEC.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
+            out.append(f"{name}: {key} {value!r} is not a package spec")
+        elif match["name"].lower() not in PACKAGES:
+            out.append(f"{name}: {key} names the package {match['name']!r}, which a data pack may not install")
+        elif any(p != "{gfx}" for p in _PLACEHOLDER.findall(value)) or value.count("{") != value.count("}"):
+            out.append(f"{name}: {key} {value!r} holds a placeholder other than {{gfx}}")
+    return out
+
+
+def _specs(value: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and key.endswith("_spec"):
+                yield key, item
+            else:
+                yield from _specs(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _specs(item)
 
 
 def problems(files: Mapping[str, Any], allowed_hosts: Iterable[str]) -> list[str]:
@@ -142,6 +205,7 @@ def problems(files: Mapping[str, Any], allowed_hosts: Iterable[str]) -> list[str
     for name, table in files.items():
         out += url_problems(name, table, allowed)
         out += source_problems(name, table)
+        out += spec_problems(name, table)
         if name == "overrides.json":
             out += override_problems(table)
     return out

@@ -6,6 +6,12 @@ with a key shipped in this package, then its manifest's sha256 per table, its sh
 (knowledge/pack_checks.py) pass. It is fetched over https only (an http URL needs allow_http; a redirect to
 another scheme is refused). An installed bundle without a trusted signer is ignored. Anything wrong leaves the
 installed data (or the embedded one) in place.
+
+An installed bundle is verified again each time it is loaded: the folder keeps the bundle as downloaded and its
+signature, and both pass the same checks as at install (a bundle planted in the folder, with an `installed.json`
+naming a trusted key, is not read). Packs only move forward: one older than the newest ever installed here is a
+rollback and refused, and one past its expiry is neither installed nor read. As root, a data folder that is not
+root's own (a user's HOME kept by `sudo -E`) is not read.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from rocm_doctor import __version__, safefile
+from rocm_doctor import __version__, inputfile, safefile
 from rocm_doctor.knowledge import http, pack_checks, signing
 from rocm_doctor.parsers import json_text
 
@@ -39,6 +45,8 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 INSTALLED = "installed.json"  # written last in a bundle folder: its presence means the folder is complete
 POINTER = "current"  # names the active bundle folder; replaced atomically
+RAW = "bundle.json"  # the bundle as downloaded, and beside it its signature (RAW + signing.SUFFIX)
+HIGHEST = "highest-version"  # the newest data_version ever installed here: an older pack is a rollback
 LIMITS = http.Limits(connect_s=10, read_s=30, deadline_s=120, max_bytes=20 * 1024 * 1024)
 NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*\.json$")
 
@@ -130,7 +138,37 @@ def installed(data_dir: Optional[Path] = None) -> Optional[Installed]:
     installed_version = data_version(meta.get("manifest"))
     if not installed_version or installed_version < data_version(embedded_manifest()):
         return None  # this rocm-doctor ships newer data than the download
+    if safefile.untrusted_by_root(folder) or not _verified_again(folder, meta):
+        return None
     return Installed(folder=folder, meta=meta)
+
+
+_VERIFIED: dict[tuple, bool] = {}  # (folder, its installed.json's identity) -> whether it verified
+
+
+def _verified_again(folder: Path, meta: dict[str, Any]) -> bool:
+    """The bundle as downloaded still verifies: signature, checks, expiry, and the tables installed are its own."""
+    try:
+        info = (folder / INSTALLED).stat()
+    except OSError:
+        return False
+    key = (str(folder), info.st_ino, info.st_mtime_ns, info.st_size)
+    if key not in _VERIFIED:
+        _VERIFIED[key] = _verify_folder(folder, meta)
+    return _VERIFIED[key]
+
+
+def _verify_folder(folder: Path, meta: dict[str, Any]) -> bool:
+    try:
+        raw = inputfile.read(folder / RAW, LIMITS.max_bytes)
+        signature = inputfile.read(folder / (RAW + signing.SUFFIX), 4096).decode("utf-8", errors="replace")
+        signing.check(raw, signature)
+        bundle = verify(raw, meta.get("allow_hosts") or ())
+    except (inputfile.InputError, signing.SignatureError, UpdateError, OSError):
+        return False
+    hashes = {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in bundle["files"].items()}
+    return hashlib.sha256(raw).hexdigest() == meta.get("sha256") and hashes == meta.get("files") \
+        and pack_checks.expiry_problem(bundle["manifest"]) is None
 
 
 def installed_text(name: str, data_dir: Optional[Path] = None) -> Optional[str]:
@@ -251,8 +289,10 @@ def _check_shape(name: str, value: Any) -> None:
 
 # -- installing -------------------------------------------------------------------------------------------------
 def install(bundle: dict[str, Any], sha256: str, source: str, data_dir: Optional[Path] = None,
-            signature: Optional[dict[str, Any]] = None) -> Path:
-    """Write the tables into a new folder, then switch the pointer with one atomic rename."""
+            signature: Optional[dict[str, Any]] = None, raw: bytes = b"", signature_text: str = "",
+            allow_hosts: Iterable[str] = ()) -> Path:
+    """Write the tables into a new folder (with the bundle as downloaded and its signature, verified again at
+    every load), then switch the pointer with one atomic rename."""
     data_dir = data_dir or user_data_dir()
     bundles = data_dir / "bundles"
     bundles.mkdir(parents=True, exist_ok=True)
@@ -260,13 +300,16 @@ def install(bundle: dict[str, Any], sha256: str, source: str, data_dir: Optional
     try:
         hashes = {}
         for name, text in bundle["files"].items():
-            raw = text.encode("utf-8")
-            safefile.create(staging / name, raw, mode=0o644)
-            hashes[name] = hashlib.sha256(raw).hexdigest()
+            table = text.encode("utf-8")
+            safefile.create(staging / name, table, mode=0o644)
+            hashes[name] = hashlib.sha256(table).hexdigest()
         safefile.create(staging / MANIFEST, json.dumps(bundle["manifest"], indent=1), mode=0o644)
+        safefile.create(staging / RAW, raw, mode=0o644)
+        safefile.create(staging / (RAW + signing.SUFFIX), signature_text, mode=0o644)
         meta = {"format": FORMAT, "source": http.display_url(source), "sha256": sha256,
                 "installed_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "manifest": bundle["manifest"], "files": hashes, "signature": signature}
+                "manifest": bundle["manifest"], "files": hashes, "signature": signature,
+                "allow_hosts": sorted(set(allow_hosts))}
         safefile.create(staging / INSTALLED, json.dumps(meta, indent=1), mode=0o644)
         final = bundles / sha256[:16]
         if (final / INSTALLED).exists():
@@ -279,7 +322,19 @@ def install(bundle: dict[str, Any], sha256: str, source: str, data_dir: Optional
         raise
     safefile.write(data_dir / POINTER, final.name, stream=False)
     _prune(bundles, keep=final.name)
+    version = str(bundle["manifest"].get("data_version"))
+    if data_version({"data_version": version}) > highest(data_dir):
+        safefile.write(data_dir / HIGHEST, version + "\n", stream=False)
     return final
+
+
+def highest(data_dir: Path) -> tuple[int, ...]:
+    """The newest data_version ever installed in `data_dir` (kept when the data is reset), () when none."""
+    try:
+        text = inputfile.read(data_dir / HIGHEST, 256).decode("ascii", errors="replace").strip()
+    except (inputfile.InputError, OSError):
+        return ()
+    return data_version({"data_version": text})
 
 
 def _prune(bundles: Path, keep: str) -> None:
@@ -343,9 +398,16 @@ def update(url: str, data_dir: Optional[Path] = None, limits: http.Limits = LIMI
     new, embedded = data_version(bundle["manifest"]), data_version(embedded_manifest())
     if new < embedded:
         raise UpdateError("the downloaded data is older than the data built into this rocm-doctor; nothing installed")
+    if new < highest(data_dir or user_data_dir()):
+        raise UpdateError(f"the downloaded data ({bundle['manifest'].get('data_version')}) is older than data "
+                          "installed here before: a rollback is refused; nothing installed")
+    expired = pack_checks.expiry_problem(bundle["manifest"])
+    if expired:
+        raise UpdateError(expired)
     sha256 = hashlib.sha256(raw).hexdigest()
     try:
-        folder = install(bundle, sha256, url, data_dir, signer)
+        folder = install(bundle, sha256, url, data_dir, signer, raw=raw, signature_text=signature_text,
+                         allow_hosts=allow_hosts)
     except OSError as exc:
         raise UpdateError(f"cannot install into {data_dir or user_data_dir()}: {exc.strerror or exc}") from None
     return {"folder": str(folder), "data_version": bundle["manifest"].get("data_version"),

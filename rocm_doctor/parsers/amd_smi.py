@@ -11,7 +11,7 @@ import json
 import re
 
 from rocm_doctor.parsers import gfx as gfxlib
-from rocm_doctor.parsers.garbled import impossible
+from rocm_doctor.parsers.garbled import bounded_gpus, impossible
 
 _LINE = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z0-9_][A-Za-z0-9_ ./()-]*?)\s*:\s?(?P<value>.*?)\s*$")
 _TABLE_NAME = re.compile(r"^\|\s*(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<name>.*?)\s*\|")
@@ -154,7 +154,8 @@ def parse_amd_smi(text: str | None) -> dict:
         items = _tree(text)
         devices = [_device(item, i) for i, item in enumerate(items)]
         fmt = "text" if devices else "empty"
-    garbled = [entry for i, d in enumerate(devices) for entry in impossible(
+    devices, garbled = bounded_gpus("amd-smi", devices)
+    garbled += [entry for i, d in enumerate(devices) for entry in impossible(
         f"GPU {d['index']}", _gfx_raw(items[i]) if i < len(items) else None, d.get("gfx"),
         d["vram_mb"] * 1024 * 1024 if isinstance(d.get("vram_mb"), int) else None, f"VRAM {d.get('vram_mb')} MB")]
     return {"format": fmt, "devices": devices, "versions": versions, "errors": errors, "garbled": garbled}

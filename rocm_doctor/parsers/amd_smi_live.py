@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 
+from rocm_doctor.parsers.garbled import MAX_GPUS
+
 _LINE = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z0-9_ ]+?)\s*:\s*(?P<value>.*?)\s*$")
 _QUANTITY = re.compile(r"^(?P<value>-?[0-9]+(?:\.[0-9]+)?)\s*(?P<unit>[A-Za-z/%°]*)")
 _MIB_PER = {"b": 1 / 2**20, "kb": 1 / 1024, "kib": 1 / 1024, "mb": 1, "mib": 1, "gb": 1024, "gib": 1024,
@@ -103,6 +105,8 @@ def parse_metric(text: str) -> list[dict]:
         index = _number(record.get("gpu"))
         if index is None:
             continue
+        if len(out) == MAX_GPUS:
+            break
         perf = _text(record.get("perf_level"))
         throttle = _text(_get(record, "power", "throttle_status"))
         out.append({

@@ -4,6 +4,7 @@ The parsers list them as `garbled` instead of reading them as normal. Pure."""
 from __future__ import annotations
 
 PIB = 1 << 50
+MAX_GPUS = 256  # no machine has more GPUs than this: a tool that lists more prints garbage (300,001 empty entries)
 
 
 def impossible(label: str, gfx_raw=None, gfx=None, memory_bytes=None, memory_text: str = "") -> list[dict]:
@@ -16,3 +17,11 @@ def impossible(label: str, gfx_raw=None, gfx=None, memory_bytes=None, memory_tex
         out.append({"what": f"{label}: memory size {memory_bytes:,} bytes", "lines": [memory_text or str(memory_bytes)]})
     return out
 
+
+
+def bounded_gpus(label: str, devices: list) -> tuple[list, list[dict]]:
+    """(the first MAX_GPUS devices, a garbled entry saying how many more the tool listed, if any)."""
+    if len(devices) <= MAX_GPUS:
+        return devices, []
+    return devices[:MAX_GPUS], [{"what": f"{label} lists {len(devices):,} GPUs; only the first {MAX_GPUS} are read",
+                                 "lines": []}]

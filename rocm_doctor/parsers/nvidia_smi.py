@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.parsers.garbled import MAX_GPUS, bounded_gpus
+
 # The fields the probe asks for, in order (their names as nvidia-smi --help-query-gpu spells them).
 GPU_FIELDS = (
     "index", "uuid", "name", "utilization.gpu", "memory.used", "memory.total", "clocks.sm", "clocks.max.sm",
@@ -131,7 +133,8 @@ def parse_gpu_query(text: str, fields: tuple = GPU_FIELDS) -> dict:
         gpu = {field: _value(field, raw) for field, raw in row.items()}
         if isinstance(gpu.get("index"), int) or gpu.get("uuid"):
             gpus.append(gpu)
-    return {"gpus": gpus, "errors": errors}
+    gpus, garbled = bounded_gpus("nvidia-smi", gpus)
+    return {"gpus": gpus, "errors": errors + [entry["what"] for entry in garbled]}
 
 
 def parse_compute_apps(text: str) -> dict:
@@ -157,6 +160,8 @@ def parse_list(text: str) -> list[dict]:
     for line in (text or "").splitlines():
         gpu = _LIST_GPU.match(line)
         if gpu:
+            if len(gpus) == MAX_GPUS:
+                break
             gpus.append({"index": int(gpu["index"]), "name": gpu["name"], "uuid": gpu["uuid"], "mig": []})
             continue
         mig = _LIST_MIG.match(line)

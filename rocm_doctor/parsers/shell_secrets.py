@@ -24,8 +24,15 @@ SECRET_PARTS = {"KEY", "APIKEY", "TOKEN", "SECRET", "SECRETS", "PASS", "PASSWD",
                 "CREDENTIAL", "CREDENTIALS", "CRED", "CREDS", "AUTH", "COOKIE", "PRIVATE", "SIGNATURE", "SALT", "DSN",
                 "WEBHOOK", "PW", "PSK"}
 SECRET_INFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "CREDENTIAL")
+SECRET_NAMES = {"MYSQL_PWD", "SSHPASS"}  # secret by name, though no part says so
 NOT_SECRET = {"SSH_AUTH_SOCK", "GNOME_KEYRING_CONTROL", "KEYMAP", "XKB_DEFAULT_LAYOUT"}
 USER_OPTIONS = {"-u", "--user", "-U", "--proxy-user"}
+# Short options that take a password: `-p X` (sshpass, twine, a service's ExecStart) unless X reads as a port, a
+# number or a path; `-a X` only after redis-cli; `-pX` written together only after the MySQL clients.
+PASSWORD_SHORT = "-p"
+PROGRAM_SHORT = {"redis-cli": "-a"}
+ATTACHED_PROGRAMS = {"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mariadb",
+                     "mariadb-dump", "mariadb-admin"}
 
 
 class Span(NamedTuple):
@@ -38,6 +45,8 @@ def secret_name(name: str) -> bool:
     upper = name.upper().lstrip("-$")
     if upper in NOT_SECRET:
         return False
+    if upper in SECRET_NAMES:
+        return True
     parts = set(re.split(r"[_\-.:]+", upper))
     return bool(parts & SECRET_PARTS) or any(word in upper for word in SECRET_INFIXES)
 
@@ -52,24 +61,42 @@ def spans(text: str) -> list[Span]:
     return _merge(found)
 
 
+def argv_spans(argv: list[str]) -> tuple[str, list[Span]]:
+    """An argument vector (kernel.json's argv, a command line from /proc) joined with NULs, and its secret spans:
+    each element is one word as given, so an option and its value in two elements are found together."""
+    text, words, start = "\0".join(argv), [], 0
+    for item in argv:
+        words.append((start, start + len(item)))
+        start += len(item) + 1
+    found = _command_spans(text, 0, len(text), depth=0, words=words)
+    found += [Span(m.start("info"), m.end("info"), "url-userinfo") for m in URL_USERINFO.finditer(text)]
+    return text, _merge(found)
+
+
 def mask(text: str, replacement: str = "<redacted>") -> str:
     """`text` with every secret value replaced (the names, options and quotes around them kept)."""
+    return replace(text, spans(text), replacement)
+
+
+def replace(text: str, found: list[Span], replacement: str = "<redacted>") -> str:
     out, last = [], 0
-    for span in spans(text):
+    for span in found:
         out += [text[last:span.start], replacement]
         last = span.end
     return "".join(out) + text[last:]
 
 
-URL_USERINFO = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?P<info>(?!git@)[^\s/@<>\"'`]+)@(?=[\w\[])")
-_ASSIGNMENT = re.compile(r"(?:\$env:)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=")
+URL_USERINFO = re.compile(r"(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://(?P<info>(?!git@)[^\s/@<>\"'`]+)@(?=[\w\[])")
+_ASSIGNMENT = re.compile(r"(?:\$env:)?(?P<name>[A-Za-z_][A-Za-z0-9_.]*)=")  # dotted: `rd.luks.key=` on a cmdline
 _POWERSHELL_NAME = re.compile(r"\$env:(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
 _OPTION = re.compile(r"--(?P<name>[A-Za-z][\w.-]*)(?:=|$)")
 _USER_OPTION = re.compile(r"(?P<opt>-u|-U|--user|--proxy-user)(?:=|(?=[^-]))(?P<value>.+)")
 _UID_GID = re.compile(r"\d+:\d+")
-_BREAK = set(";&|()`")
-_CANDIDATE = re.compile("(?i)" + "|".join(sorted(SECRET_PARTS | set(SECRET_INFIXES), key=len, reverse=True))
-                        + r"|(?<!\S)-[uU]|--user|--proxy-user")
+_NOT_A_PASSWORD = re.compile(r"[\d.:,/-]+|[/~.$<-].*")  # a port, `8080:80`, a number, a path, a reference
+_BREAK = set(";&|()`\0")
+_CANDIDATE = re.compile("(?i)" + "|".join(sorted(SECRET_PARTS | set(SECRET_INFIXES) | SECRET_NAMES, key=len,
+                                                 reverse=True))
+                        + r"|(?<![^\s\0])-[uUpa]|--user|--proxy-user")
 
 
 def _lines(text: str):
@@ -80,16 +107,18 @@ def _lines(text: str):
     yield start, len(text)
 
 
-def _command_spans(text: str, start: int, end: int, depth: int) -> list[Span]:
-    words = _words(text, start, end)
+def _command_spans(text: str, start: int, end: int, depth: int, words=None) -> list[Span]:
+    words = _words(text, start, end) if words is None else words
     plain = [text[s:e] for s, e in words]
+    programs = {_program(w) for w in plain}
     found: list[Span] = []
     for index, (w_start, w_end) in enumerate(words):
         word = plain[index]
-        assignment, option, user = _ASSIGNMENT.match(word), _OPTION.match(word), _USER_OPTION.fullmatch(word)
+        assignment, option, user = _secret_assignment(word), _OPTION.match(word), _USER_OPTION.fullmatch(word)
         value = None  # (start, end, kind) of the secret this word carries or introduces
-        if assignment and secret_name(assignment.group("name")):
-            value = (w_start + assignment.end(), w_end, "assignment")
+        if assignment is not None:
+            quoted = word[-1:] in ("'", '"') and word[-1] in word[:assignment]  # Environment="HF_TOKEN=…"
+            value = (w_start + assignment, w_end - quoted, "assignment")
         elif option and secret_name(option.group("name")):
             value = (w_start + option.end(), w_end, "option") if "=" in word else _word(words, plain, index + 1,
                                                                                            "option")
@@ -101,12 +130,41 @@ def _command_spans(text: str, start: int, end: int, depth: int) -> list[Span]:
             value = _word(words, plain, index + 1, "assignment")
         elif _POWERSHELL_NAME.fullmatch(word) and secret_name(word[5:]) and plain[index + 1:index + 2] == ["="]:
             value = _word(words, plain, index + 2, "assignment")
+        elif _NAME.fullmatch(word) and secret_name(word) and plain[index + 1:index + 2] == ["="]:
+            value = _word(words, plain, index + 2, "assignment")  # `KEY = value` in an env file
+        elif word == PASSWORD_SHORT or any(word == PROGRAM_SHORT.get(p) for p in programs):
+            value = _word(words, plain, index + 1, "short-option")
+        elif programs & ATTACHED_PROGRAMS and word.startswith(PASSWORD_SHORT) and len(word) > 2:
+            value = (w_start + 2, w_end, "option")
         if value is not None and _is_secret(text[value[0]:value[1]], value[2]):
             found.append(Span(*_inner(text, value[0], value[1]), value[2]))
         body = _quoted_body(text, w_start, w_end)
         if depth < 2 and body is not None:  # an alias or `sh -c` body is a command line of its own
             found += _command_spans(text, body[0], body[1], depth + 1)
     return found
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _secret_assignment(word: str):
+    """Where the value starts when `word` assigns a secret, also inside another assignment: a unit's
+    `Environment=HF_TOKEN=…`, `"Environment=A=1"`; None otherwise."""
+    offset = 1 if word[:1] in "'\"" else 0
+    while True:
+        match = _ASSIGNMENT.match(word, offset)
+        if match is None:
+            return None
+        if secret_name(match.group("name")):
+            return match.end()
+        quote = word[match.end():match.end() + 1] in ("'", '"')
+        if quote and match.group("name") != "Environment":  # a quoted value is read again as a line of its own
+            return None
+        offset = match.end() + quote
+
+
+def _program(word: str) -> str:
+    return word.rsplit("/", 1)[-1].lower()
 
 
 def _word(words: list[tuple[int, int]], plain: list[str], index: int, kind: str):
@@ -121,6 +179,8 @@ def _is_secret(raw: str, kind: str) -> bool:
         return False
     if kind == "user-password":
         return ":" in raw and not _UID_GID.fullmatch(_unquoted(raw))  # `docker run -u 1000:1000` is no password
+    if kind == "short-option":
+        return not _NOT_A_PASSWORD.fullmatch(_unquoted(raw))
     return True
 
 

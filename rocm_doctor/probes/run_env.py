@@ -22,7 +22,7 @@ from rocm_doctor.facts.keys import (INTERPRETER_KEY, JUPYTER_KERNEL_KEY, JUPYTER
                                     SYSTEMD_GLOBS_KEY, SYSTEMD_SHOW_ENV_KEY, SYSTEMD_SHOW_KEY)
 from rocm_doctor.interpret.run_env import compose
 from rocm_doctor.parsers.unit_limits import UNIT_LIMITS
-from rocm_doctor.parsers import kernelspec, shell_secrets, systemd_unit
+from rocm_doctor.parsers import kernelspec, secret_values, shell_secrets, systemd_unit
 from rocm_doctor.probes._base import Recorder
 
 FILE_CAP = 1_000_000
@@ -84,7 +84,8 @@ def read_bounded(recorder: Recorder, path: str) -> FileRecord:
             record.error = "a named pipe (FIFO), not a file: not read" if stat.S_ISFIFO(kind) else \
                 "not a regular file: not read"
         else:
-            record.content = shell_secrets.mask(inputfile.read(path, FILE_CAP).decode("utf-8", errors="replace"))
+            text = inputfile.read(path, FILE_CAP).decode("utf-8", errors="replace")
+            record.content = secret_values.mask_text(text)  # kernel.json by its structure, env files as lines
     except FileNotFoundError:
         record.error = "not found"
     except PermissionError:

@@ -21,7 +21,7 @@ def build(report: Report, facts: Facts) -> dict[str, Any]:
         "missing": facts.missing_dict(),
         "interpreter_errors": dict(facts.interpreter_errors),
     }
-    data["snapshot"] = snapshot.to_dict(facts.observations)
+    data["snapshot"] = snapshot.to_dict(facts.observations, mask=False)  # redact_bundle masks it, identities too
     data["redaction"] = {"applied": False}
     return json.loads(json.dumps(data, default=str))  # plain JSON values from here on
 

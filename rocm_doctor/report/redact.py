@@ -9,11 +9,12 @@ then rewriting every string with the same placeholder table. It records where it
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from rocm_doctor.parsers import shell_secrets
+from rocm_doctor.parsers import secret_values, shell_secrets
 from rocm_doctor.report import redact_names
 from rocm_doctor.report import redact_rules as rules
 
@@ -53,6 +54,7 @@ class Redactor:
         self._literal_re: Optional[re.Pattern] = None
         self._names: Optional[redact_names.Names] = None
         self._home_re: Optional[re.Pattern] = None
+        self._key = ""  # the key above the string being read (structure says what a value is)
 
     # -- public ---------------------------------------------------------------------------------------------
     def redact(self, data: Any) -> Any:
@@ -87,6 +89,10 @@ class Redactor:
             elif not rules.is_allowed_name(name):
                 ids.secrets.extend(part for part in [value, *value.splitlines()] if rules.looks_random(part))
         for text in _strings(data):
+            parsed = secret_values.json_value(text)
+            if parsed is not None:  # a kernel.json's env is an environment too
+                self._learn(parsed)
+                continue
             for match in rules.HOME_PATH.finditer(text):
                 ids.users.append(match.group("name"))
             ids.orgs.extend(m.group("org").strip() for m in redact_names.ONEDRIVE_ORG.finditer(text))
@@ -125,22 +131,49 @@ class Redactor:
                 if table == "env" and isinstance(item, str):
                     out[new_key] = self._env_value(name, item, child_path)
                 elif table == "variables" and isinstance(item, dict):
-                    out[new_key] = {field: self._env_value(name, text, f"{child_path}.{field}")
-                                    if field in ("value", "expanded") and isinstance(text, str)
+                    out[new_key] = {field: self._variable(name, text, f"{child_path}.{field}")
+                                    if field in ("value", "expanded")
                                     else self._walk(text, f"{child_path}.{field}", keys + (name, field))
                                     for field, text in item.items()}
+                elif isinstance(item, str) and rules.is_secret_key(name) and item.lower() not in rules.HARMLESS_VALUES \
+                        and not item.startswith("<"):
+                    out[new_key] = self._record(child_path, ["secret"], self._placeholder("secret", item))
                 elif isinstance(item, str) and rules.IDENTIFIER_KEY.search(name) and not rules.trivial_id(item):
                     out[new_key] = self._whole(name, item, child_path)
                 else:
                     out[new_key] = self._walk(item, child_path, keys + (name,))
             return out
         if isinstance(value, (list, tuple)):
+            if len(value) >= 2 and all(isinstance(item, str) for item in value):
+                value = self._argv(list(value), path)
             return [self._walk(item, f"{path}[{i}]", keys) for i, item in enumerate(value)]
         if isinstance(value, str):
             return self._text(value, path, keys)
         return value
 
+    def _variable(self, name: str, value: Any, path: str) -> Any:
+        """A registry variable's value: a string, or the strings of a multi-string (REG_MULTI_SZ) value."""
+        if isinstance(value, str):
+            return self._env_value(name, value, path)
+        if isinstance(value, list):
+            return [self._env_value(name, item, f"{path}[{i}]") if isinstance(item, str) else
+                    self._walk(item, f"{path}[{i}]", (name,)) for i, item in enumerate(value)]
+        return self._walk(value, path, (name,))
+
+    def _argv(self, argv: list[str], path: str) -> list[str]:
+        """An argument vector: an option and its value in two elements (`--password`, `X`) are read together."""
+        joined, found = shell_secrets.argv_spans(argv)
+        found = [span for span in found if span.kind != "url-userinfo"]
+        if not found:
+            return argv
+        self._hits = []
+        out = self._replace(joined, found).split("\0")
+        self.redactions.append(Redaction(path=path, kinds=sorted(set(self._hits)), count=len(self._hits)))
+        return out
+
     def _env_value(self, name: str, value: str, path: str) -> str:
+        if value == MASK:  # masked when it was recorded
+            return value
         if rules.is_secret_name(name):
             return self._record(path, ["env-secret"], self._placeholder("secret", value) if value else value)
         if not rules.is_allowed_name(name):
@@ -167,7 +200,13 @@ class Redactor:
         """The text rules over one string; `keys` (None for a dict key) say whether it may be a name by itself."""
         if not text:
             return text
+        parsed = secret_values.json_value(text)
+        if parsed is not None:  # kernel.json, a tool's JSON output: read as the structure it is
+            masked = self._walk(parsed, path, ())
+            return text if masked == parsed else json.dumps(masked, indent=1 if "\n" in text.strip() else None,
+                                                             ensure_ascii=False)
         self._hits = []
+        self._key = keys[-1] if keys else ""
         out = text
         if self._literal_re is not None:
             out = self._literal_re.sub(lambda m: self._hit("secret", m.group(0)), out)
@@ -176,7 +215,7 @@ class Redactor:
         out = rules.URL_CREDENTIALS.sub(lambda m: m.group("scheme") + self._hit("credentials", m.group("cred"), MASK) + "@", out)
         out = rules.TOKEN.sub(lambda m: self._hit("token", m.group(0)), out)
         out = rules.AUTH_HEADER.sub(lambda m: m.group(1) + self._hit("token", m.group(2)), out)
-        out = rules.SECRET_ASSIGNMENT.sub(self._secret_assignment, out)
+        out = self._secret_assignments(out)
         out = rules.EMAIL.sub(lambda m: self._hit("email", m.group(0)), out)
         if self._home_re is not None:
             out = self._home_re.sub(lambda m: self._hit("home", m.group(0), "~"), out)
@@ -201,8 +240,9 @@ class Redactor:
         """Values of secret assignments and options and `-u user:pass`, read with shell quoting (parsers/
         shell_secrets.py); credentials in URLs are left to URL_CREDENTIALS."""
         found = [span for span in shell_secrets.spans(text) if span.kind != "url-userinfo"]
-        if not found:
-            return text
+        return self._replace(text, found) if found else text
+
+    def _replace(self, text: str, found: list) -> str:
         out, last = [], 0
         for span in found:
             value = text[span.start:span.end]
@@ -214,11 +254,15 @@ class Redactor:
             last = span.end
         return "".join(out) + text[last:]
 
-    def _secret_assignment(self, match: re.Match) -> str:
-        value = match.group("value")
-        if value.startswith("<") or value.lower() in rules.HARMLESS_VALUES or value.lower() in rules.AUTH_SCHEMES:
-            return match.group(0)
-        return match.group("name") + match.group("sep") + self._hit("secret", value)
+    def _secret_assignments(self, text: str) -> str:
+        out, last = [], 0
+        for _, start, end in rules.secret_assignments(text):
+            value = text[start:end]
+            if value.startswith("<") or value.lower() in rules.HARMLESS_VALUES or value.lower() in rules.AUTH_SCHEMES:
+                continue
+            out += [text[last:start], self._hit("secret", value)]
+            last = end
+        return "".join(out) + text[last:] if out else text
 
     def _serial(self, match: re.Match) -> str:
         value = match.group("value")
@@ -243,6 +287,8 @@ class Redactor:
             return text
         if rules.VERSION_BEFORE.search(match.string, max(0, match.start() - 40), match.start()):
             return text  # `MIOpen version 3.3.0.0`, `Driver Version: 24.10.1.2`
+        if match.start() == 0 and rules.VERSION_BEFORE.search(self._key + ":"):
+            return text  # `{"version": "3.3.0.0"}` read as a structure
         return self._hit("ip", text)
 
     def _placeholder(self, kind: str, value: str) -> str:
@@ -287,11 +333,10 @@ def _table_kind(keys: tuple[str, ...], value: dict) -> Optional[str]:
     records with a value (the registry's Environment keys; Windows' User and Machine scopes), else None."""
     if not keys:
         return None
-    if _all_strings(value) and (keys[-1].lower() in rules.ENV_KEYS or keys[-2:] == ("windows.env.scopes", "process")):
+    if _all_strings(value) and (secret_values.is_environment_key(keys[-1])
+                                or keys[-2:] == ("windows.env.scopes", "process")):
         return "env"
-    if keys[-2:] in (("windows.env.scopes", "user"), ("windows.env.scopes", "machine")):
-        return "variables"
-    if len(keys) >= 2 and keys[-1] == "values" and keys[-2].lower().endswith("\\environment"):
+    if secret_values.is_variable_table(keys):
         return "variables"
     return None
 

@@ -12,8 +12,6 @@ from rocm_doctor.parsers import shell_secrets
 
 MIN_SECRET_LEN = 6
 
-# Keys under which a dict of strings is an environment (observations.env, a child's env, ...).
-ENV_KEYS = {"env", "environ", "environment", "env_vars"}
 
 # A variable whose name contains one of these is a secret, whatever else it is (even HIP_API_KEY).
 SECRET_WORDS = (
@@ -54,6 +52,14 @@ def is_secret_name(name: str) -> bool:
     return upper not in NOT_SECRET and (bool(_SECRET_NAME.search(upper)) or shell_secrets.secret_name(name))
 
 
+NOT_SECRET_KEYS = {"KEY", "KEYS", "KEY_ID", "KEYID", "PUBLIC_KEY"}  # structure keys that name, not hold, a key
+
+
+def is_secret_key(name: str) -> bool:
+    """A key of structured data (JSON, a record) whose string value is a secret: `"api_key": "…"`."""
+    return name.upper() not in NOT_SECRET_KEYS and shell_secrets.secret_name(name)  # not SESSION: a log's key
+
+
 def is_allowed_name(name: str) -> bool:
     upper = name.upper()
     return upper in ALLOWED_NAMES or upper.startswith(ALLOWED_PREFIXES) or env_catalog.lookup(upper) is not None
@@ -83,7 +89,7 @@ def trivial_id(value: str) -> bool:
 
 # -- text patterns (applied in this order by Redactor._text) ------------------------------------------------
 PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S)
-URL_CREDENTIALS = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<cred>[^\s/@:<>\"']+(?::[^\s/@<>\"']*)?)@")
+URL_CREDENTIALS = re.compile(r"(?P<scheme>(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<cred>[^\s/@:<>\"']+(?::[^\s/@<>\"']*)?)@")
 TOKEN = re.compile(
     r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}"
     r"|xox[baprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
@@ -91,14 +97,46 @@ TOKEN = re.compile(
 )
 AUTH_HEADER = re.compile(r"(?i)(\b(?:Bearer|Basic|Token|Digest)\s+)([A-Za-z0-9._~+/=-]{8,})")
 _SECRET_WORD = r"(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|auth)"
-SECRET_ASSIGNMENT = re.compile(
-    r"(?i)(?P<name>\b[\w.-]*" + _SECRET_WORD + r"[\w.-]*\"?)(?P<sep>\s*[=:]\s*\"?)(?P<value>[^\s\"',;]+)"
-)
-EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_SECRET_WORD_RE = re.compile("(?i)" + _SECRET_WORD)
+_SEPARATOR = re.compile(r"[=:]")
+_ASSIGNED_VALUE = re.compile(r"[^\s\"',;]+")
+
+
+def secret_assignments(text: str) -> list[tuple[int, int, int]]:
+    """`password=…`, `api_key: …`, `"secret": "…"`: (start of the name, start and end of the value) for each one
+    whose name holds a secret word. Scanned from each `=`/`:` outwards, so every character is looked at a bounded
+    number of times (a pattern with a free prefix before the word backtracks quadratically on long names)."""
+    found, resume = [], 0
+    for sep in _SEPARATOR.finditer(text):
+        if sep.start() < resume:
+            continue
+        i = sep.start()
+        while i > 0 and text[i - 1].isspace():
+            i -= 1
+        if i > 0 and text[i - 1] == '"':
+            i -= 1
+        end = i
+        while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
+            i -= 1
+        if i == end or not _SECRET_WORD_RE.search(text, i, end):
+            continue
+        j = sep.end()
+        while j < len(text) and text[j].isspace():
+            j += 1
+        if j < len(text) and text[j] == '"':
+            j += 1
+        value = _ASSIGNED_VALUE.match(text, j)
+        if value is not None:
+            found.append((i, j, value.end()))
+            resume = value.end()
+    return found
+
+
+EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 HOME_PATH = re.compile(r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(?P<name>[^/\\\s\"'<>:;,]+)")
 SERIAL_LINE = re.compile(
     r"(?im)(?P<label>\b(?:asic[_ ]serial|serial[_ ]number|board[_ ]serial|product[_ ]serial|fru[_ ]serial|serial|unique[_ ]id|guid)"
-    r"\"?\s*[:=]\s*\"?)(?P<value>[^\s\",][^\",\n]*?)(?=\s*\"|\s*,|[ \t]*$)"
+    r"\"?\s*[:=]\s*\"?)(?P<value>[^\s\",](?:[^\",\n]*[^\s\",])?)(?=\s*\"|\s*,|[ \t\r]*$)"
 )
 GPU_UUID = re.compile(r"\b(?P<prefix>(?:GPU|MIG)-)(?P<id>(?!XX\b)[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4,12}){0,4})\b")
 UUID = re.compile(r"\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b")
