@@ -14,13 +14,15 @@ _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$|^\s*</?(?:details|summary|pre|code)\b[^>]*>.*?$", re.IGNORECASE)
 # journalctl / syslog: "Jun 20 00:11:55 host ollama[377]: ", in any locale's month ("июл 26 11:15:53 TUF ollama[2169]:")
 _JOURNAL = re.compile(r"^\w{3,5}\.?\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+[\w.-]+\s+(?P<program>[\w.@/-]+?)(?:\[\d+\])?:\s")
-_ISO_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+")
+_ISO_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?(?:\s+-(?:\s+|$)|\s+)")
+_PROCESS = re.compile(r"^\((?P<program>\w+)(?:_\w+)? pid=\d+\)\s+")  # vLLM's "(APIServer pid=1) "
 _COMPOSE = re.compile(r"^(?P<program>[\w.-]+(?:-\d+)?)\s+\|\s")  # docker compose logs: "ollama-1  | "
 _DMESG = re.compile(r"^\[\s*\d+\.\d+\]\s")
 # a record starting inside a line: two lines run together when the newline was lost
-_RUN_TOGETHER = re.compile(r"(?<=\S)(?=time=\d{4}-\d\d-\d\dT|\[\s*\d+\.\d{6}\]\s|\w{3} \d\d \d\d:\d\d:\d\d \S+ \w+\[\d+\]:)")
+_RUN_TOGETHER = re.compile(r"(?<=\S)(?=time=\d{4}-\d\d-\d\dT|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+ -(?: |$)|\[\s*\d+\.\d{6}\]\s|\w{3} \d\d \d\d:\d\d:\d\d \S+ \w+\[\d+\]:)")
 _ENDS_RECORD = re.compile(r"[.:;!?)\]}\"'>|]\s*$")
 _CONTINUES = re.compile(r"^[a-z0-9_/\\.,)\]-]")
+_STARTS_RECORD = re.compile(r"^\w+(?:Error|Exception|Warning)\b|^\w+:\s")
 _WORD = re.compile(r"^[A-Za-z_][\w]*")
 WRAP_MIN = 60  # a line shorter than this was not wrapped by a terminal or a ticket form
 
@@ -45,7 +47,7 @@ def strip_prefix(line: str) -> tuple[str, str | None]:
     """The line without its journalctl, docker compose, ISO timestamp or dmesg prefix, and the program the prefix
     names (journalctl's identifier, compose's service), if any."""
     program = None
-    for pattern in (_COMPOSE, _JOURNAL, _ISO_STAMP):
+    for pattern in (_COMPOSE, _JOURNAL, _ISO_STAMP, _PROCESS):
         match = pattern.match(line)
         if match:
             program = match.groupdict().get("program") or program
@@ -72,18 +74,19 @@ def clean(text: str, words: Iterable[str] = ()) -> dict:
     programs: list[str] = []
     for raw in text.split("\n"):
         raw = _CONTROL.sub("", raw).replace("\ufeff", "").rstrip()
+        raw = _QUOTE.sub("", raw)
         if _FENCE.match(raw):
             continue
-        raw = _QUOTE.sub("", raw)
         for piece in _RUN_TOGETHER.split(raw):
             line, program = strip_prefix(piece)
             if program and program not in programs:
                 programs.append(program)
-            line = _restore(line, known) if known else line
+            restored = _restore(line, known) if known else line
             previous = out[-1] if out else ""
-            if (line and not line[0].isspace() and len(previous) >= WRAP_MIN and not _ENDS_RECORD.search(previous)
-                    and _CONTINUES.match(line) and not _DMESG.match(line)):
+            if (restored == line and line and not line[0].isspace() and len(previous) >= WRAP_MIN
+                    and not _ENDS_RECORD.search(previous) and _CONTINUES.match(line) and not _DMESG.match(line)
+                    and not _STARTS_RECORD.match(line) and (_WORD.match(line) or [""])[0] not in known):
                 out[-1] = previous + line  # a record a terminal or form wrapped
                 continue
-            out.append(line)
+            out.append(restored)
     return {"text": "\n".join(out), "programs": programs}
