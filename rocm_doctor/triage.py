@@ -20,7 +20,8 @@ from rocm_doctor.parsers import paste, paste_tools
 from rocm_doctor.report.model import Report
 
 SYSTEMS = {"linux": "Linux", "wsl": "Linux", "windows": "Windows"}
-ARGV = {"rocminfo": ["rocminfo"], "hipconfig-full": ["hipconfig", "--full"], "rocm-smi-json": ["rocm-smi"],
+KERNEL_LOG = "dmesg-kernel"
+ARGV = {KERNEL_LOG: ["dmesg"], "rocminfo": ["rocminfo"], "hipconfig-full": ["hipconfig", "--full"], "rocm-smi-json": ["rocm-smi"],
         "amd-smi-static-json": ["amd-smi", "static"], "hipinfo": ["hipInfo"]}  # what printed each pasted output
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")
 
@@ -41,9 +42,12 @@ def read(pastes: Iterable[tuple[str, bytes]]) -> list[dict]:
     """[{path, text, programs, tools}] for each (path, raw bytes)."""
     out = []
     for path, raw in pastes:
-        cleaned = paste.clean(paste.decode(raw), message_words())
-        out.append({"path": path, "text": cleaned["text"], "programs": cleaned["programs"],
-                    "tools": paste_tools.tool_outputs(cleaned["text"])})
+        decoded = paste.decode(raw).replace("\r\n", "\n")
+        cleaned = paste.clean(decoded, message_words())
+        tools = paste_tools.tool_outputs(cleaned["text"])
+        if paste_tools.has_kernel_log(decoded):
+            tools[KERNEL_LOG] = decoded  # the kernel log's parser reads journalctl's and dmesg's own prefixes
+        out.append({"path": path, "text": cleaned["text"], "programs": cleaned["programs"], "tools": tools})
     return out
 
 

@@ -10,7 +10,7 @@ from rocm_doctor.knowledge.store import load
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROWS = load("error_signatures.json")["signatures"]
-CHECKS = {"gfx-not-in-torch-arch-list", "hsa-override-gfx-version", "rocm-device-access", "rocm-kernel-driver",
+CHECKS = {"gfx-not-in-torch-arch-list", "torch-build-mismatch", "gpu-memory-held", "rocm-install-incomplete", "rocm-packages-mixed", "rocm-paths", "amdgpu-firmware-missing", "hsa-override-gfx-version", "rocm-device-access", "rocm-kernel-driver",
           "wsl-rocm-support", "rocblas-library-coverage", "hiprtc-headers-missing", "hip-runtime-mismatch",
           "dll-shadowing", "torch-cuda-unavailable", "igpu-enumerated-first", "gpu-hang-power-state",
           "windows-gpu-not-enumerated", "torch-family-mismatch", "windows-vc-runtime-missing",

@@ -16,6 +16,9 @@ TOOLS = {
     "hipinfo": (re.compile(r"^device#\s+\d+\s*$"), None),
 }
 _STARTS = [start for start, _ in TOOLS.values()]
+# a kernel log: dmesg's stamp, journalctl's "kernel:", or the drivers' own prefixes
+_KERNEL = re.compile(r"^\s*\[\s*\d+\.\d+\]\s|^\[\w{3} \w{3} +\d+ [\d:]+ \d{4}\]\s|\bkernel: |\bNVRM: |"
+                     r"^amdgpu [\da-f]{4}:[\da-f]{2}:[\da-f]{2}\.\d: |^\[drm(?::\w+)?\] ", re.MULTILINE)
 _WSL = re.compile(r"WSL environment detected|microsoft-standard-WSL2|/dev/dxg|\bWSL2?\b")
 _WINDOWS = re.compile(r"[A-Za-z]:\\(?:Users|Program Files|Windows|AMD|Python\d*)\\|amdhip64(?:_\d+)?\.dll|\.exe\b"
                       r"|HIP SDK|Adrenalin|\bWin(?:dows)? ?1[01]\b|WDDM", re.IGNORECASE)
@@ -42,6 +45,11 @@ def tool_outputs(text: str) -> dict[str, str]:
                 break
         found[key] = "\n".join(lines[first:last]) + "\n"
     return found
+
+
+def has_kernel_log(text: str) -> bool:
+    """Whether the paste holds kernel log lines (dmesg, dmesg -T, journalctl -k, or the bare driver lines)."""
+    return bool(_KERNEL.search(text))
 
 
 def platform_of(text: str) -> str:
