@@ -33,6 +33,9 @@ _COMFY_DEVICE = re.compile(r"Device: (cuda:\d+|privateuseone:\d+|cpu) (.+?)(?: :
 _COMFY_NAME = re.compile(r"\*\*Name:\*\*\s+(cuda:\d+) (.+?)(?: : (\w+))?\s*$")
 _COLLECT_GPU = re.compile(r"GPU models and configuration: (.+)")
 _GFX = re.compile(r"\b(gfx[0-9a-f]{3,4})\b")
+# a ticket's own words: "RX470 (gfx803)", "GPU: AMD Radeon RX 7900 XTX gfx1100"
+_NAMED_GFX = re.compile(r"(?:Radeon|\bRX ?\d{3,4}|Instinct|\bMI\d{2,3}|Vega|Navi|\bGPU\b)[^\n]{0,60}?\b(gfx[0-9a-f]{3,4})\b",
+                        re.IGNORECASE)
 
 
 def _first_group(match: re.Match) -> str | None:
@@ -96,3 +99,8 @@ def _gpus(line: str, gpus: list[dict]) -> None:
             gfx = _GFX.search(part)
             gpus.append({"name": part.split("(")[0].strip(), "gfx": gfxlib.base_gfx(gfx.group(1)) if gfx else None,
                          "accepted": True, "how": "collect_env", "line": line[:300]})
+        return
+    named = _NAMED_GFX.search(line)
+    if named:
+        gpus.append({"name": None, "gfx": gfxlib.base_gfx(named.group(1).lower()), "accepted": True, "how": "named",
+                     "line": line[:300]})
