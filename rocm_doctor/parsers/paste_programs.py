@@ -33,6 +33,8 @@ _COMFY_DEVICE = re.compile(r"Device: (cuda:\d+|privateuseone:\d+|cpu) (.+?)(?: :
 _COMFY_NAME = re.compile(r"\*\*Name:\*\*\s+(cuda:\d+) (.+?)(?: : (\w+))?\s*$")
 _COLLECT_GPU = re.compile(r"GPU models and configuration: (.+)")
 _GFX = re.compile(r"\b(gfx[0-9a-f]{3,4})\b")
+# a card a ticket names in words: "I have a 6700xt", "RX 7900 XTX", "Radeon RX 6600"
+_CARD = re.compile(r"\b((?:AMD\s+)?(?:Radeon\s+)?RX\s?\d{3,4}(?:\s?(?:XTX|XT|GRE))?)\b", re.IGNORECASE)
 # a ticket's own words: "RX470 (gfx803)", "GPU: AMD Radeon RX 7900 XTX gfx1100"
 _NAMED_GFX = re.compile(r"(?:Radeon|\bRX ?\d{3,4}|Instinct|\bMI\d{2,3}|Vega|Navi|\bGPU\b)[^\n]{0,60}?\b(gfx[0-9a-f]{3,4})\b",
                         re.IGNORECASE)
@@ -101,6 +103,8 @@ def _gpus(line: str, gpus: list[dict]) -> None:
                          "accepted": True, "how": "collect_env", "line": line[:300]})
         return
     named = _NAMED_GFX.search(line)
-    if named:
-        gpus.append({"name": None, "gfx": gfxlib.base_gfx(named.group(1).lower()), "accepted": True, "how": "named",
-                     "line": line[:300]})
+    card = _CARD.search(line)
+    if named or card:
+        gpus.append({"name": card.group(1) if card else None,
+                     "gfx": gfxlib.base_gfx(named.group(1).lower()) if named else None, "accepted": True,
+                     "how": "named", "line": line[:300]})
