@@ -65,3 +65,33 @@ def test_cli_reads_files_and_standard_input_and_prints_json_or_markdown():
     markdown = runner.invoke(main, ["triage", "--markdown", str(FIXTURES / WSL_UNSUPPORTED)])
     assert markdown.output.startswith("### rocm-doctor report") and "wsl-rocm-support" in markdown.output
     assert runner.invoke(main, ["triage", "--json", "--markdown", str(FIXTURES / STEAMDECK)]).exit_code == 2
+
+
+PASTES = Path(__file__).parent / "data" / "triage" / "pastes"
+
+
+def test_a_card_named_in_words_gets_its_target_and_the_fix_its_override():
+    """ROCm/legacy-rocm-build#2061: an RX 6600 (gfx1032) without code in the build; 10.3.0 made it work."""
+    name = "koboldai-rx6600-no-binary-override-10.3.0.txt"
+    report, facts = triage([(name, (PASTES / name).read_bytes())])
+    assert [t["gfx"] for t in facts.get("log.machine")["targets"]] == ["gfx1032"]
+    root = report.diagnosis.root_causes[0].finding
+    assert root.id == "known-error-signatures:hip-no-binary-for-gpu"
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in root.remediation[0] and "gfx1032" in root.remediation[0]
+
+
+def test_ollama_discovery_states_the_target_and_its_env_the_override():
+    name = "ollama-windows-gfx1031-amdgpu-is-not-supported.txt"
+    report, facts = triage([(name, (PASTES / name).read_bytes())])
+    machine = facts.get("log.machine")
+    assert machine["targets"][0]["gfx"] == "gfx1031" and machine["programs"][0]["name"] == "ollama"
+    assert facts.os == "windows"
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in report.diagnosis.root_causes[0].finding.remediation[0]
+
+
+def test_a_message_whose_thread_established_no_cause_names_none():
+    name = "comfyui-rx6600-hip-out-of-memory.txt"
+    report, _ = triage([(name, (PASTES / name).read_bytes())])
+    found = {f.id: f for f in report.findings}
+    assert found["known-error-signatures:hip-out-of-memory"].status.value == "info"
+    assert [r.finding.id for r in report.diagnosis.root_causes] == ["paste-not-enough-to-tell"]

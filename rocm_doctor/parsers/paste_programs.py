@@ -27,7 +27,7 @@ _TORCH = re.compile(r"(?:PyTorch|pytorch|Torch) [Vv]ersion:?\**:?\s*(\d+\.\d+[\w
 _ROCM = re.compile(r"(?:ROCM used to build PyTorch|ROCM Version|ROCm version|HIP runtime version)\s*:\s*(\d+\.\d+(?:\.\d+)?)",
                    re.IGNORECASE)
 _OLLAMA_GPU = re.compile(r"msg=\"(inference compute|amdgpu is supported|amdgpu is not supported|unsupported Radeon iGPU "
-                         r"detected skipping|amdgpu too old|skipping rocm gfx compatibility check)\"(.*)")
+                         r"detected skipping|amdgpu too old|skipping rocm gfx compatibility check)(?: \(supported types:[^\"]*\))?\"(.*)")
 _FIELD = re.compile(r"(\w+)=(\"[^\"]*\"|\S+)")
 _COMFY_DEVICE = re.compile(r"Device: (cuda:\d+|privateuseone:\d+|cpu) (.+?)(?: : (\w+))?\s*$")
 _COMFY_NAME = re.compile(r"\*\*Name:\*\*\s+(cuda:\d+) (.+?)(?: : (\w+))?\s*$")
