@@ -13,7 +13,7 @@ ROWS = load("error_signatures.json")["signatures"]
 CHECKS = {"amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout", "container-gpu-devices",
           "container-shm-small", "dll-shadowing", "gfx-not-in-torch-arch-list", "gfx-support-matrix",
           "gpu-hang-power-state", "gpu-memory-held", "hip-runtime-mismatch", "hiprtc-headers-missing",
-          "hsa-override-gfx-version", "igpu-enumerated-first", "miopen-db-not-writable",
+          "hsa-override-gfx-version", "igpu-enumerated-first", "iommu-multi-gpu-hang-risk", "miopen-db-not-writable",
           "nvidia-driver-older-than-torch-cuda", "nvidia-xid", "python-version", "rocblas-library-coverage",
           "rocm-device-access", "rocm-install-incomplete", "rocm-kernel-driver", "rocm-packages-mixed", "rocm-paths",
           "sm-not-in-torch-arch-list", "torch-build-mismatch", "torch-cuda-unavailable", "torch-family-mismatch",

@@ -3,6 +3,9 @@ are named); each mangling is one a paste really shows: UTF-16 from PowerShell, c
 colours, Markdown quotes and fences, journalctl and docker prefixes, records run together or wrapped, lost first
 characters."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rocm_doctor.parsers.paste import clean, decode, strip_prefix
 from rocm_doctor.parsers.paste_programs import parse_programs
 from rocm_doctor.parsers.paste_tools import platform_of, tool_outputs
@@ -61,3 +64,12 @@ def test_platform_and_tool_outputs():
     assert platform_of(r"C:\Users\me\venv\Lib\site-packages\torch\lib\amdhip64_7.dll") == "windows"
     cut = tool_outputs("noise\nROCk module is loaded\nHSA System Attributes\n*** Done ***\nafter\n")
     assert cut == {"rocminfo": "ROCk module is loaded\nHSA System Attributes\n*** Done ***\n"}
+
+
+@given(st.binary(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_reading_never_raises_on_any_bytes(raw):
+    text = decode(raw)
+    cleaned = clean(text, ["hipErrorNoBinaryForGpu"])
+    assert isinstance(cleaned["text"], str) and isinstance(tool_outputs(cleaned["text"]), dict)
+    assert platform_of(cleaned["text"]) in ("linux", "wsl", "windows", "unknown")
