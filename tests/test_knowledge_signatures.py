@@ -23,7 +23,8 @@ CHECKS = {"amdgpu-dkms-not-built", "amdgpu-firmware-missing", "amdgpu-page-fault
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
 def test_signature_matches_its_example(row):
-    text = row["example"] + ("\nException code: 0xc0000005" if row.get("requires") else "")
+    context = row.get("requires_example", "Exception code: 0xc0000005")  # a real line of the same paste
+    text = row["example"] + ("\n" + context if row.get("requires") else "")
     assert row["id"] in [found.id for found in signatures.match(text)]
     assert row["check"] in CHECKS and set(row.get("related", ())) <= CHECKS
 
