@@ -17,6 +17,7 @@ from rocm_doctor.interpret.amd_derived import LOG_KEY
 from rocm_doctor.interpret.paste_facts import PASTE_KEY
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers import paste, paste_tools
+from rocm_doctor.parsers.paste_programs import parse_programs
 from rocm_doctor.report.model import Report
 
 SYSTEMS = {"linux": "Linux", "wsl": "Linux", "windows": "Windows"}
@@ -52,13 +53,15 @@ def read(pastes: Iterable[tuple[str, bytes]]) -> list[dict]:
 
 
 def observations(read_pastes: list[dict]) -> Observations:
-    """The observations the pastes state: their tool outputs as commands, their text as the log, the platform they
-    show; nothing of this machine."""
+    """The observations the pastes state: their tool outputs as commands, their text as the log, the variables it
+    sets (a command line, an export, Ollama's printed env) as the environment, the platform it shows; nothing of
+    this machine."""
     text = "\n".join(p["text"] for p in read_pastes)
     shown = paste_tools.platform_of(text)
     platform_os = shown if shown in SYSTEMS else "linux"  # most tickets; paste.summary keeps "unknown"
+    stated = {item["variable"]: item["value"] for item in reversed(parse_programs(text)["env"])}  # first wins
     obs = Observations(platform={"os": platform_os, "system": SYSTEMS.get(platform_os), "release": None,
-                                 "machine": None},
+                                 "machine": None}, env=stated,
                        target={"python": None, "reason": "triage: the paste is judged, not this machine"})
     for item in read_pastes:
         for key, output in item["tools"].items():

@@ -12,13 +12,13 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ROWS = load("error_signatures.json")["signatures"]
 CHECKS = {"amdgpu-dkms-not-built", "amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout",
           "container-gpu-devices", "container-shm-small", "dll-shadowing", "gfx-not-in-torch-arch-list",
-          "gfx-support-matrix", "gpu-hang-power-state", "gpu-memory-held", "hip-runtime-mismatch",
-          "hiprtc-headers-missing", "hsa-override-gfx-version", "igpu-enumerated-first", "iommu-multi-gpu-hang-risk",
-          "miopen-db-not-writable", "nvidia-driver-older-than-torch-cuda", "nvidia-xid", "os-support-matrix",
-          "python-version", "rocblas-library-coverage", "rocm-device-access", "rocm-install-incomplete",
-          "rocm-kernel-driver", "rocm-packages-mixed", "rocm-paths", "rocm-repos-mixed", "sm-not-in-torch-arch-list",
-          "torch-build-mismatch", "torch-cuda-unavailable", "torch-family-mismatch", "windows-gpu-not-enumerated",
-          "windows-vc-runtime-missing", "wsl-rocm-support"}
+          "gfx-support-matrix", "gpu-compute-mode-restricted", "gpu-hang-power-state", "gpu-memory-held",
+          "hip-runtime-mismatch", "hiprtc-headers-missing", "hsa-override-gfx-version", "igpu-enumerated-first",
+          "iommu-multi-gpu-hang-risk", "miopen-db-not-writable", "nvidia-driver-older-than-torch-cuda", "nvidia-xid",
+          "os-support-matrix", "python-version", "rocblas-library-coverage", "rocm-device-access",
+          "rocm-install-incomplete", "rocm-kernel-driver", "rocm-packages-mixed", "rocm-paths", "rocm-repos-mixed",
+          "sm-not-in-torch-arch-list", "torch-build-mismatch", "torch-cuda-unavailable", "torch-family-mismatch",
+          "windows-gpu-not-enumerated", "windows-vc-runtime-missing", "wsl-rocm-support"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])

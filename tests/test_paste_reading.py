@@ -73,3 +73,12 @@ def test_reading_never_raises_on_any_bytes(raw):
     cleaned = clean(text, ["hipErrorNoBinaryForGpu"])
     assert isinstance(cleaned["text"], str) and isinstance(tool_outputs(cleaned["text"]), dict)
     assert platform_of(cleaned["text"]) in ("linux", "wsl", "windows", "unknown")
+
+
+def test_a_variable_a_command_sets_is_read_but_an_errors_advice_is_not():
+    """ROCm/TransformerEngine#293 sets HIP_VISIBLE_DEVICES empty on the command line; torch's own advice line
+    ("consider passing AMD_SERIALIZE_KERNEL=3") sets nothing."""
+    parsed = parse_programs('`HIP_VISIBLE_DEVICES="" python -c "import transformer_engine"`\n'
+                            "For debugging consider passing AMD_SERIALIZE_KERNEL=3\n")
+    assert [(e["variable"], e["value"]) for e in parsed["env"]] == [("HIP_VISIBLE_DEVICES", "")]
+    assert parse_programs(OLLAMA_ENV)["env"][0]["variable"] == "HSA_OVERRIDE_GFX_VERSION"  # unset ones skipped

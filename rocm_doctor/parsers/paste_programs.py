@@ -21,8 +21,13 @@ _PROGRAMS = (
 )
 _ENV_MAP = re.compile(r"server config env=\"?map\[(.*)\]\"?")
 _ENV_PAIR = re.compile(r"(?:^|\s)([A-Z][A-Z0-9_]*):(\S*)")
-_ENV_SET = re.compile(r"(?:^|[\s;(])(?:export\s+|set\s+|\$env:)?((?:HSA|HIP|ROCR|ROCM|CUDA|AMD|GPU|MIOPEN|PYTORCH|OLLAMA|"
-                      r"HCC|NCCL|RCCL|TORCH)_[A-Z0-9_]*)\s*=\s*[\"']?([^\s\"';]*)")
+# a variable a command sets: `export X=1`, `set X=1`, `$env:X="1"`, `-e X=1`, `Environment=X=1`, or `X=1 cmd` at the
+# start of a command (after a shell prompt); not "consider passing AMD_SERIALIZE_KERNEL=3" in an error's advice
+_PROMPT = r"^[`'\"]?(?:\([\w.-]+\)\s*)?(?:[\w.@-]+(?::[^\s$#]*)?[$#]\s*|[$#>]\s+|PS [^>]*>\s*)?"
+_VARIABLE = r"((?:HSA|HIP|ROCR|ROCM|CUDA|AMD|GPU|MIOPEN|PYTORCH|OLLAMA|HCC|NCCL|RCCL|TORCH)_[A-Z0-9_]*)"
+_VALUE = r"\s*=\s*[\"']?([^\s\"';`]*)"
+_ENV_SET = re.compile(rf"(?:(?:^|[\s;(`])(?:export\s+|set\s+|\$env:|-e\s+|--env[=\s]+|Environment=\"?)|{_PROMPT}(?=[A-Z]))"
+                      rf"{_VARIABLE}{_VALUE}")
 _TORCH = re.compile(r"(?:PyTorch|pytorch|Torch) [Vv]ersion:?\**:?\s*(\d+\.\d+[\w.+-]*)")
 _ROCM = re.compile(r"(?:ROCM used to build PyTorch|ROCM Version|ROCm version|HIP runtime version)\s*:\s*(\d+\.\d+(?:\.\d+)?)",
                    re.IGNORECASE)
@@ -69,7 +74,8 @@ def parse_programs(text: str | None) -> dict:
         env_map = _ENV_MAP.search(line)
         pairs = _ENV_PAIR.findall(env_map.group(1)) if env_map else _ENV_SET.findall(line)
         for variable, value in pairs:
-            if value and variable not in env_seen:
+            # Ollama prints every variable it reads, unset ones empty; a command line's VAR="" is set, to nothing
+            if (value or not env_map) and variable not in env_seen:
                 env_seen.add(variable)
                 out["env"].append({"variable": variable, "value": value, "line": line[:300]})
         for key, pattern in (("torch", _TORCH), ("rocm", _ROCM)):
