@@ -21,7 +21,7 @@ _KERNEL = re.compile(r"^\s*\[\s*\d+\.\d+\]\s|^\[\w{3} \w{3} +\d+ [\d:]+ \d{4}\]\
                      r"^amdgpu [\da-f]{4}:[\da-f]{2}:[\da-f]{2}\.\d: |^\[drm(?::\w+)?\] ", re.MULTILINE)
 _WSL = re.compile(r"WSL environment detected|microsoft-standard-WSL2|/dev/dxg|\bWSL2?\b")
 _WINDOWS = re.compile(r"[A-Za-z]:\\(?:Users|Program Files|Windows|AMD|Python\d*)\\|amdhip64(?:_\d+)?\.dll|\.exe\b"
-                      r"|HIP SDK|Adrenalin|\bWin(?:dows)? ?1[01]\b|WDDM|amd_windows\.go|\\AppData\\", re.IGNORECASE)
+                      r"|HIP SDK|Adrenalin|\bWin(?:dows)? ?1[01]\b|WDDM|amd_windows\.go|\\AppData\\|\bWinError \d+|\w\.dll\b", re.IGNORECASE)
 _LINUX = re.compile(r"\bon linux\b|\[GCC |/opt/rocm|/dev/kfd|/usr/lib|/home/|amdgpu [\da-f]{4}:|/sys/module/|Ubuntu|Fedora|"
                     r"Arch Linux|journalctl|\.so\b|ROCk module|amd_linux\.go")
 _AMD = re.compile(r"\bgfx[0-9a-f]{3,4}\b|ROCm|\bHIP\b|hip[A-Z]\w+|amdgpu|Radeon|Instinct|rocBLAS|MIOpen|\bhsa_|HSA_")
