@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-FLOOR = 0.85  # docs/triage.md: the share reached, kept as the floor
+FLOOR = 0.90  # docs/triage.md: 92% reached on 2026-12-01; the floor keeps it
 
 
 def harness():
