@@ -12,9 +12,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ROWS = load("error_signatures.json")["signatures"]
 CHECKS = {"amdgpu-dkms-not-built", "amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout",
           "container-gpu-devices", "container-shm-small", "dll-shadowing", "gfx-not-in-torch-arch-list",
-          "gfx-support-matrix", "gpu-compute-mode-restricted", "gpu-hang-power-state", "gpu-memory-held",
-          "hip-runtime-mismatch", "hiprtc-headers-missing", "hsa-override-gfx-version", "igpu-enumerated-first",
-          "iommu-multi-gpu-hang-risk", "kernel-log-unreadable", "miopen-db-not-writable",
+          "gfx-support-matrix", "gpu-compute-mode-restricted", "gpu-hang-power-state", "gpu-kernels-failed",
+          "gpu-memory-held", "hip-runtime-mismatch", "hiprtc-headers-missing", "hsa-override-gfx-version",
+          "igpu-enumerated-first", "iommu-multi-gpu-hang-risk", "kernel-log-unreadable", "miopen-db-not-writable",
           "nvidia-driver-older-than-torch-cuda", "nvidia-xid", "os-support-matrix", "python-version",
           "rocblas-library-coverage", "rocm-device-access", "rocm-install-incomplete", "rocm-kernel-driver",
           "rocm-packages-mixed", "rocm-paths", "rocm-repos-mixed", "rocm-runtime-sees-no-gpu",
