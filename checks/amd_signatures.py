@@ -6,6 +6,8 @@ from __future__ import annotations
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.knowledge import signatures
 
+from rocm_doctor.checks.signature_fix import fill
+
 WSL_CHECKS = {"rocm-device-access": "wsl-rocm-support", "rocm-kernel-driver": "wsl-rocm-support"}
 # The table has no platform column: rows for messages the Windows runtime prints name the Windows check; off
 # Windows the same text ("no ROCm-capable device is detected") is diagnosed by the torch check.
@@ -55,7 +57,13 @@ class KnownErrorSignatures(Check):
                 row = signatures.signature(match.id) or {}
                 message = f"{where}: '{match.line[:240]}' — {match.meaning}"
                 remediation = [f"See the {check} finding; rocm-doctor explain {check} describes it."]
-                if row.get("harmless"):
+                if row.get("fix"):  # the message's own fix, for when that check cannot run (a paste alone)
+                    remediation.insert(0, fill(row["fix"], facts.get("log.machine") or {}))
+                if row.get("established") is False:
+                    findings.append(self.info(f"{message}; the thread it was seen in established no cause, so it "
+                                              "names none here.", subject=match.id, evidence=[match.line],
+                                              data={"check": check, "signature": match.id, "established": False}))
+                elif row.get("harmless"):
                     findings.append(self.info(message + " (harmless).", subject=match.id, severity=Severity.LOW,
                                               evidence=[match.line], data={"check": check}))
                 else:

@@ -95,6 +95,8 @@ class LogFromAnotherInterpreter(Check):
         log = facts["log.machine"]
         if not log["pythons"]:
             return self.skip("the log names no Python environment")
+        if facts.has("paste.summary"):
+            return self.skip("a paste is judged alone: no interpreter of this machine to compare it with")
         python = target_python(facts)
         diagnosed = python.replace("\\", "/").lower()
         version = ".".join(str(facts.get("python.target.version") or "").split(".")[:2])

@@ -10,17 +10,22 @@ from rocm_doctor.knowledge.store import load
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROWS = load("error_signatures.json")["signatures"]
-CHECKS = {"gfx-not-in-torch-arch-list", "hsa-override-gfx-version", "rocm-device-access", "rocm-kernel-driver",
-          "wsl-rocm-support", "rocblas-library-coverage", "hiprtc-headers-missing", "hip-runtime-mismatch",
-          "dll-shadowing", "torch-cuda-unavailable", "igpu-enumerated-first", "gpu-hang-power-state",
-          "windows-gpu-not-enumerated", "torch-family-mismatch", "windows-vc-runtime-missing",
-          "amdgpu-page-fault", "amdgpu-ring-timeout", "nvidia-xid", "container-shm-small",
-          "sm-not-in-torch-arch-list", "nvidia-driver-older-than-torch-cuda"}
+CHECKS = {"amdgpu-dkms-not-built", "amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout",
+          "container-gpu-devices", "container-shm-small", "dll-shadowing", "gfx-not-in-torch-arch-list",
+          "gfx-support-matrix", "gpu-compute-mode-restricted", "gpu-hang-power-state", "gpu-kernels-failed",
+          "gpu-memory-held", "hip-runtime-mismatch", "hiprtc-headers-missing", "hsa-override-gfx-version",
+          "igpu-enumerated-first", "iommu-multi-gpu-hang-risk", "kernel-log-unreadable", "miopen-db-not-writable",
+          "nvidia-driver-older-than-torch-cuda", "nvidia-xid", "os-support-matrix", "python-version",
+          "rocblas-library-coverage", "rocm-device-access", "rocm-install-incomplete", "rocm-kernel-driver",
+          "rocm-packages-mixed", "rocm-paths", "rocm-repos-mixed", "rocm-runtime-sees-no-gpu",
+          "sm-not-in-torch-arch-list", "torch-build-mismatch", "torch-cuda-unavailable", "torch-family-mismatch",
+          "windows-gpu-not-enumerated", "windows-vc-runtime-missing", "wsl-rocm-support"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
 def test_signature_matches_its_example(row):
-    text = row["example"] + ("\nException code: 0xc0000005" if row.get("requires") else "")
+    context = row.get("requires_example", "Exception code: 0xc0000005")  # a real line of the same paste
+    text = row["example"] + ("\n" + context if row.get("requires") else "")
     assert row["id"] in [found.id for found in signatures.match(text)]
     assert row["check"] in CHECKS and set(row.get("related", ())) <= CHECKS
 

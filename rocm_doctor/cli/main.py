@@ -27,6 +27,7 @@ COMMANDS = {
     "report": "rocm_doctor.cli.report",
     "data": "rocm_doctor.cli.data",
     "diff": "rocm_doctor.cli.diff",
+    "triage": "rocm_doctor.cli.triage",
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.parsers import gfx as gfxlib
+from rocm_doctor.parsers.paste_programs import parse_programs
 
 MAX_LINE = 300
 # a gfx naming the machine's target; not one inside a file name (TensileLibrary_lazy_gfx1030.dat lists what exists)
@@ -35,7 +36,8 @@ def _add(items: list[dict], seen: set, key, **item) -> None:
 
 def parse_log(text: str | None) -> dict:
     """{targets: [{gfx, line}], overrides: [{variable, value, line}], torch: [{version, line}], rocm: [{version, line}],
-    hip: [{version, line}], pythons: [{prefix, python, line}]}, each in the order the log names them."""
+    hip: [{version, line}], pythons: [{prefix, python, line}]}, each in the order the log names them, and what the
+    programs in it printed at start-up (rocm_doctor.parsers.paste_programs: programs, env, gpus)."""
     out: dict = {"targets": [], "overrides": [], "torch": [], "rocm": [], "hip": [], "pythons": []}
     seen: dict[str, set] = {key: set() for key in out}
     for raw in (text or "").splitlines():
@@ -64,4 +66,24 @@ def parse_log(text: str | None) -> dict:
             _add(out["hip"], seen["hip"], version, version=version, line=line)
         for prefix, python in _SITE.findall(line):
             _add(out["pythons"], seen["pythons"], prefix, prefix=prefix, python=python or None, line=line)
+    _merge_programs(out, seen, parse_programs(text))
     return out
+
+
+def _merge_programs(out: dict, seen: dict, programs: dict) -> None:
+    """The gfx, overrides, torch and ROCm versions the programs' start-up lines state join the log's own readings."""
+    for gpu in programs["gpus"]:
+        if gpu["gfx"] and not gfxlib.is_generic(gpu["gfx"]):
+            _add(out["targets"], seen["targets"], gpu["gfx"], gfx=gpu["gfx"], line=gpu["line"])
+    for item in programs["env"]:
+        if _OVERRIDE.search(f"{item['variable']}={item['value']}"):
+            key = (item["variable"], item["value"])
+            _add(out["overrides"], seen["overrides"], key, variable=item["variable"], value=item["value"], line=item["line"])
+    for item in programs["torch"]:
+        if "+" in item["version"]:
+            _add(out["torch"], seen["torch"], item["version"], **item)
+    for item in programs["rocm"]:
+        parts = item["version"].split(".")
+        version = ".".join(parts[:2]) if len(parts) > 2 and len(parts[2]) >= 4 else item["version"]  # HIP's 6.2.41133
+        _add(out["rocm"], seen["rocm"], version, version=version, line=item["line"])
+    out.update(programs=programs["programs"], env=programs["env"], gpus=programs["gpus"])

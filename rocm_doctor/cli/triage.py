@@ -1,0 +1,49 @@
+"""`rocm-doctor triage FILE...`: diagnose what a user pasted (a log, rocminfo, a ticket's text; `-` reads standard
+input), judging the paste alone and never this machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from rocm_doctor.cli.app import DoctorUsageError, console
+from rocm_doctor.cli.options import exit_for, fail_on_option
+
+PASTE_CAP = 4_000_000  # the end of a long log is where its error is
+
+
+@click.command("triage")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in data/report.schema.json).")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown to answer the ticket with.")
+@click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
+@fail_on_option
+def command(files, as_json, as_markdown, verbose, fail_on):
+    """Diagnose pasted logs and tool outputs (several combine) without looking at this machine."""
+    from rocm_doctor import inputfile
+    from rocm_doctor.triage import triage
+
+    if as_json and as_markdown:
+        raise DoctorUsageError("--json and --markdown each print the whole diagnosis; choose one")
+    pastes = []
+    for path in files:
+        try:
+            raw, _ = inputfile.read_tail(path, PASTE_CAP)
+        except inputfile.InputError as exc:
+            raise DoctorUsageError(str(exc)) from None
+        pastes.append(("stdin" if str(path) == "-" else str(path), raw))
+    report, facts = triage(pastes)
+    if as_json:
+        from rocm_doctor.report.json_report import render
+
+        click.echo(render(report))
+    elif as_markdown:
+        from rocm_doctor.report import bundle, markdown
+
+        click.echo(markdown.render(bundle.build(report, facts)))
+    else:
+        from rocm_doctor.report.human import render
+
+        render(report, console(), verbose=verbose)
+    raise SystemExit(exit_for(report.findings, fail_on))
