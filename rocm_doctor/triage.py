@@ -12,9 +12,8 @@ from typing import Iterable
 from rocm_doctor.diagnose import replay
 from rocm_doctor.facts.command import CommandResult
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import LOG_KEY, PASTE_KEY
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret.amd_derived import LOG_KEY
-from rocm_doctor.interpret.paste_facts import PASTE_KEY
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers import paste, paste_tools
 from rocm_doctor.parsers.paste_programs import parse_programs

@@ -43,7 +43,7 @@ LAYERS = [
     ("checks", {"checks"}),
     ("report", {"report"}),
     ("fix", {"fix"}),
-    ("pipeline", {"diagnose"}),
+    ("pipeline", {"diagnose", "triage"}),
     ("history", {"compare", "history"}),
     ("testing", {"testing"}),
     ("cli", {"cli", "__main__"}),

@@ -65,8 +65,10 @@ ROCM_LIBS_KEY = "rocm.libs"
 SHELL_RC_KEY = "shell.rc"
 ONLINE_INDEX_KEY = "online.package_index"
 
-# `check --log FILE`: the user's log, a probe value read into the fact of the same name.
+# `check --log FILE`: the user's log, a probe value read into the fact of the same name; `triage`: what the pasted
+# files state (the tools and programs each one holds).
 LOG_KEY = "user.log"
+PASTE_KEY = "user.paste"
 
 # Windows (windows_env, windows_hip, windows_runtime, windows_vs through probes/windows_record.py): registry
 # reads land in probes[REGISTRY_PREFIX + probe], filtered folder scans in probes[DIR_SCAN_PREFIX + probe].
@@ -106,7 +108,7 @@ FACTS = {
     "linux.gpu_events": "kernel_events", "linux.kernel_log_access": "kernel_events",
     "kfd.nodes": "kfd", "linux.amdgpu_module": "kfd", "linux.device_access": "kfd", "linux.groups": "kfd",
     "linux.kernel_cmdline": "kfd",
-    "log.machine": "log_facts",
+    "log.machine": "log_facts", "paste.summary": "paste_facts",
     "nvidia.driver": "nvidia_driver",
     "online.package_index": "online_facts",
     "os.container": "os_layer", "os.glibc": "os_layer", "os.kernel": "os_layer", "os.release": "os_layer",

@@ -5,9 +5,9 @@ paste alone and can say what to paste next. Missing on every other command."""
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import PASTE_KEY
 from rocm_doctor.facts.observations import Observations
 
-PASTE_KEY = "user.paste"
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
