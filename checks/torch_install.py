@@ -126,7 +126,7 @@ class TorchInstalled(Check):
     @classmethod
     def _fix(cls, facts, python: str, reinstall: bool) -> list:
         vendors = _gpu_vendors(facts)
-        if "nvidia" in vendors or ("amd" in vendors and _amd_plan_is_direct(facts)):
+        if "nvidia" in vendors or ("nvidia" not in vendors and _amd_plan_is_direct(facts)):  # no GPU seen: AMD first
             index, packages = cls._index(facts)
             return _pip_fix(facts, python, index, reinstall, packages)
         return []

@@ -155,5 +155,5 @@ def no_gpu_seen(facts: Facts) -> Optional[str]:
         return None
     if facts.get("torch.available") is True:
         return None
-    return ("no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and torch sees none; the checks below judge "
-            "the setup only.")
+    torch = "torch sees none" if facts.get("torch.installed") else "torch is not installed to look"
+    return f"no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and {torch}"

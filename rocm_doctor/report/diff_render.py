@@ -11,6 +11,8 @@ from typing import Any, Mapping
 from rich.console import Console
 from rich.text import Text
 
+from rocm_doctor.engine.diagnosis import verdict_word
+
 HOW = {"requires": "it requires this fact", "reads": "it reads this fact",
        "changes its verdict": "with the earlier value its verdict differs"}
 SHORT = 160  # a value longer than this is cut in the terminal (the JSON has it whole)
@@ -79,7 +81,7 @@ def run_list_lines(rows: list[Mapping[str, Any]], markdown: bool = False) -> lis
     lines = []
     for row in rows:
         causes = ", ".join(map(str, row.get("root_causes") or [])) or "-"
-        line = f"{row['run']}  {when(row.get('created_at'))}  {str(row.get('verdict')):<20} {causes}"
+        line = f"{row['run']}  {when(row.get('created_at'))}  {verdict_word(str(row.get('verdict'))):<30} {causes}"
         lines.append(f"- {_esc(line)}" if markdown else line)
     return lines
 
@@ -87,7 +89,8 @@ def run_list_lines(rows: list[Mapping[str, Any]], markdown: bool = False) -> lis
 def _run_line(label: str, side: Mapping[str, Any]) -> str:
     name = side.get("run") or side.get("source")
     then = side.get("verdict_then")
-    verdict = str(side.get("verdict")) + (f" (recorded then: {then})" if then and then != side.get("verdict") else "")
+    verdict = verdict_word(str(side.get("verdict"))) + (
+        f" (recorded then: {verdict_word(then)})" if then and then != side.get("verdict") else "")
     chosen = f" — {side['chosen']}" if side.get("chosen") else ""
     return f"  {label}  {name}  {when(side.get('created_at'))}  {verdict}{chosen}"
 
@@ -147,7 +150,7 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         side = doc.get(label) or {}
         chosen = f" — {side['chosen']}" if side.get("chosen") else ""
         lines.append(f"| {label.upper()} | {_esc(side.get('run') or side.get('source'))} | "
-                     f"{_esc(when(side.get('created_at')))} | {_esc(side.get('verdict'))}{_esc(chosen)} |")
+                     f"{_esc(when(side.get('created_at')))} | {_esc(verdict_word(str(side.get('verdict'))))}{_esc(chosen)} |")
     lines += ["", "#### What changed, most relevant first", ""]
     items = doc.get("changes") or []
     shown = [i for i in items if i.get("relevance") != "other"]

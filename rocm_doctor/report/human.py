@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from rocm_doctor.engine.diagnosis import hint, verdict_word
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.plan import step_id
 from rocm_doctor.engine.steps import FLAG
@@ -38,16 +39,11 @@ def _marker(status: Status, plain: bool) -> Text:
 
 
 def summary_line(report: Report) -> str:
+    """The footer: the headline's verdict word with the counts, so the two never disagree."""
     counts = report.summary()
     order = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO, Status.OK, Status.SKIP)
     parts = [f"{counts[s.value]} {s.value}" for s in order if counts[s.value]]
-    worst = report.worst()
-    verdict = {
-        Status.FAIL: "Problems found",
-        Status.ERROR: "Some checks could not run",
-        Status.WARN: "Works, with warnings",
-    }.get(worst, "No problems found")
-    return f"{verdict}: {', '.join(parts) or 'no findings'}"
+    return f"{verdict_word(report.diagnosis.verdict)}: {', '.join(parts) or 'no findings'}"
 
 
 def render(report: Report, console: Console, verbose: bool = False) -> None:
@@ -66,6 +62,8 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     console.print()
     data = report.to_dict()
     _hang(console, "", Text(report.diagnosis.headline), "bold")
+    if hint(report.diagnosis.verdict):
+        _hang(console, "", Text(hint(report.diagnosis.verdict)))
     roots = diagnosis_view.build(data)
     if roots:
         console.print()

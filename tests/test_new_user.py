@@ -1,0 +1,89 @@
+"""What a new user sees on a machine without a GPU, run as the user runs it: the installed CLI in a real process
+(and a real terminal where the layout matters)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GUIDE = Path(__file__).parent.parent / "docs" / "guide.md"
+WIDTHS = (60, 80, 120, 200)
+
+
+def _display_devices() -> bool:
+    """Whether this machine has a display-class PCI device (a GPU): then "No GPU found" is not what it says."""
+    return any(p.read_text().startswith("0x03") for p in Path("/sys/bus/pci/devices").glob("*/class"))
+
+
+no_gpu_here = pytest.mark.skipif(not Path("/sys/bus/pci/devices").is_dir() or _display_devices(),
+                                 reason="needs a Linux machine with no GPU on the PCI bus")
+
+
+@pytest.fixture
+def bare_python(tmp_path):
+    """A fresh venv with neither torch nor pip: the interpreter of a user who has not installed torch yet."""
+    venv = tmp_path / "bare"
+    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(venv)],
+                   check=True, timeout=120)
+    return venv / "bin" / "python"
+
+
+def _headline_and_footer(text: str) -> tuple[str, str]:
+    lines = [line for line in text.splitlines() if line.strip()]
+    headline = next(line for line in lines if re.match(r"^(No GPU found|Broken|Healthy|Works|Could not)", line))
+    footer = next(line for line in reversed(lines) if re.match(r"^[A-Z][a-z]+.*: \d+ ", line))
+    return headline, footer
+
+
+@no_gpu_here
+def test_no_gpu_and_no_torch_says_so_and_plans_the_install(doctor, bare_python):
+    result = doctor("check", "--python", str(bare_python), "--no-history")
+    assert result.returncode == 1, result.stderr
+    headline, footer = _headline_and_footer(result.stdout)
+    assert headline.startswith("No GPU found: no AMD or NVIDIA GPU on the PCI bus")
+    assert footer.startswith("No GPU found: 1 fail")  # the footer repeats the headline's verdict
+    assert "Check that the card is seated, the driver is loaded" in result.stdout  # the guide's hints
+    command = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/rocm"
+    assert any(line.strip().startswith(command) for line in result.stdout.splitlines())
+    data = json.loads(doctor("check", "--python", str(bare_python), "--no-history", "--json").stdout)
+    assert data["diagnosis"]["verdict"] == "no-gpu"
+    preview = doctor("fix", "--dry-run", "--python", str(bare_python))
+    assert preview.returncode == 0, preview.stderr
+    assert "install torch from https://download.pytorch.org/whl/rocm" in preview.stdout
+    assert any(line.strip().startswith(command) for line in preview.stdout.splitlines())
+
+
+@no_gpu_here
+@pytest.mark.parametrize("width", WIDTHS)
+def test_headline_and_footer_agree_in_a_terminal(tmp_path, isolated_env, bare_python, terminal, width):
+    env = {**isolated_env, "COLUMNS": str(width)}
+    shown, code, _ = terminal([sys.executable, "-m", "rocm_doctor", "check", "--python", str(bare_python),
+                                 "--no-history"], env, width, tmp_path)
+    assert code == 1
+    headline, footer = _headline_and_footer(shown)
+    assert headline.split(":")[0] == footer.split(":")[0] == "No GPU found"
+
+
+def test_one_verdict_vocabulary_for_the_guide_the_headline_and_the_footer():
+    from rocm_doctor.engine.diagnosis import HEALTHY, NO_GPU, NO_GPU_HINTS, VERDICTS
+
+    guide = GUIDE.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([A-Z][^|]+?) \|", guide, re.M)
+    assert {word for _, word in [*VERDICTS.values(), HEALTHY, NO_GPU]} <= set(rows)
+    assert ", ".join(NO_GPU_HINTS) in guide
+
+
+def test_works_with_problems_is_not_said_without_a_gpu():
+    from rocm_doctor.engine import diagnosis
+    from rocm_doctor.engine.model import Finding, Severity, Status
+
+    warn = Finding(id="x", check="x", status=Status.WARN, title="t", message="m", severity=Severity.MEDIUM,
+                   area="environment")
+    seen = diagnosis.build([warn], no_gpu="no GPU on the PCI bus")
+    assert (seen.verdict, seen.headline) == ("no-gpu", "No GPU found: no GPU on the PCI bus; 1 problem to fix.")
+    assert diagnosis.build([warn]).verdict == "works-with-problems"
