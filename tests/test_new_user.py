@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 GUIDE = Path(__file__).parent.parent / "docs" / "guide.md"
+SNAPSHOTS = Path(__file__).parent / "snapshots"
 WIDTHS = (60, 80, 120, 200)
 
 
@@ -87,3 +88,32 @@ def test_works_with_problems_is_not_said_without_a_gpu():
     seen = diagnosis.build([warn], no_gpu="no GPU on the PCI bus")
     assert (seen.verdict, seen.headline) == ("no-gpu", "No GPU found: no GPU on the PCI bus; 1 problem to fix.")
     assert diagnosis.build([warn]).verdict == "works-with-problems"
+
+
+def _command_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip().startswith(("rocm-doctor fix", "rocm-doctor check"))]
+
+
+def test_the_preview_offers_only_the_commands_that_apply_something(doctor, isolated_env, bare_python, tmp_path):
+    only_installs = doctor("fix", "--dry-run", "--no-gpu", "--python", str(bare_python))
+    assert only_installs.returncode == 0, only_installs.stderr
+    assert "'will apply'" not in only_installs.stdout  # no step is marked so
+    assert _command_lines(only_installs.stdout) == [f"rocm-doctor fix --allow-install --python {bare_python}"]
+    home = Path(isolated_env["HOME"])
+    (home / ".bashrc").write_text('export CUDA_VISIBLE_DEVICES=""\n', encoding="utf-8")
+    env = {**isolated_env, "SHELL": "/bin/bash", "CUDA_VISIBLE_DEVICES": ""}
+    with_rc = doctor("fix", "--dry-run", "--no-gpu", "--python", str(bare_python), env=env)
+    assert "[will apply]" in with_rc.stdout
+    assert "To apply the steps marked 'will apply':" in with_rc.stdout
+    assert f"rocm-doctor fix --python {bare_python}" in _command_lines(with_rc.stdout)
+
+
+def test_a_replayed_snapshot_never_suggests_acting_on_this_machine(doctor):
+    snapshot = str(SNAPSHOTS / "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json")
+    check = doctor("check", "--from", snapshot)
+    assert check.returncode == 1, check.stderr
+    assert _command_lines(check.stdout) == [f"rocm-doctor fix --dry-run --from {snapshot}"]
+    preview = doctor("fix", "--dry-run", "--from", snapshot)
+    assert preview.returncode == 0, preview.stderr
+    assert "recorded on" in preview.stdout
+    assert not [c for c in _command_lines(preview.stdout) if "--dry-run" not in c]

@@ -8,7 +8,8 @@ import click
 
 from rocm_doctor.cli.app import DoctorUsageError, console
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_timeout_option, exit_for, fail_on_option,
-                                     python_option, run_env_options, stage_options, torch_timeout_option)
+                                     python_option, run_env_options, stage_options, target_args,
+                                     torch_timeout_option)
 
 
 @click.command("check")
@@ -65,7 +66,8 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     else:
         from rocm_doctor.report.human import render
 
-        render(report, console(), verbose=verbose)
+        render(report, console(), verbose=verbose,
+               again=target_args(python, unit, user_unit, kernel, from_file))
     raise SystemExit(exit_for(report.findings, fail_on))
 
 

@@ -15,7 +15,7 @@ import click
 
 from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_option, run_env_options, stage_options,
-                                     torch_timeout_option)
+                                     target_args, torch_timeout_option)
 
 LATEST = "latest"
 RECHECKED = {"resolved": "resolved (no longer reported)",
@@ -103,8 +103,9 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             _echo_lines(render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose))
             if not only:
                 _echo_lines(render.alternative_lines(report.diagnosis))
-            click.echo("Dry run: nothing was changed. To apply the steps marked 'will apply':")
-            click.echo("    rocm-doctor fix")
+            again = target_args(python, unit, user_unit, kernel) + [a for i in only for a in ("--only", i)]
+            again += ["--shell", shell_name] if shell_name else []
+            _echo_lines(render.dry_run_footer(previews, again, replayed=from_file is not None))
         raise SystemExit(EXIT_OK)
 
     if not as_json:

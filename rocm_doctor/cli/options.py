@@ -85,6 +85,16 @@ def chosen_run_env(unit, user_unit, kernel, from_file) -> dict | None:
             "scope": "user" if flag == "--user-unit" else "system"}
 
 
+def target_args(python=None, unit=None, user_unit=None, kernel=None, from_file=None) -> list[str]:
+    """The options that chose what was diagnosed, for a footer's next command to diagnose the same thing."""
+    args = []
+    for flag, value in (("--from", from_file), ("--python", python), ("--unit", unit), ("--user-unit", user_unit),
+                        ("--kernel", kernel)):
+        if value:
+            args += [flag, str(value)]
+    return args
+
+
 def stage_options(command):
     """--no-gpu, --bench, --collectives: the GPU stages after the checks, the same for check, report and fix."""
     command = click.option("--collectives", is_flag=True,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
+from typing import Sequence
+
 from rich.console import Console
 from rich.text import Text
 
@@ -46,8 +49,9 @@ def summary_line(report: Report) -> str:
     return f"{verdict_word(report.diagnosis.verdict)}: {', '.join(parts) or 'no findings'}"
 
 
-def render(report: Report, console: Console, verbose: bool = False) -> None:
-    """Verdict, then "What is wrong" (root causes with their plan and symptoms), then the per-area detail."""
+def render(report: Report, console: Console, verbose: bool = False, again: Sequence[str] = ()) -> None:
+    """Verdict, then "What is wrong" (root causes with their plan and symptoms), then the per-area detail. `again`:
+    the options that chose what was diagnosed, which the footer's commands repeat."""
     plain = console.no_color or not console.is_terminal
     target = report.target
     header = f"rocm-doctor — {report.platform.get('system') or report.platform.get('os', '')} {report.platform.get('release') or ''}".rstrip()
@@ -92,10 +96,24 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
         console.print(Text(f"{skipped} check(s) skipped; -v shows why.", style="dim"))
     console.print(Text(summary_line(report), style="bold"))
     if report.diagnosis.plan:
-        console.print("To see every change of this plan, then apply it:")
-        _command(console, "rocm-doctor fix --dry-run")
-        installs = any(item.step.mode == FLAG for item in report.diagnosis.plan.items)
-        _command(console, "rocm-doctor fix --allow-install" if installs else "rocm-doctor fix")
+        for line in next_commands(report, again):
+            if line.startswith("rocm-doctor "):
+                _command(console, line)
+            else:
+                console.print(Text(line))
+
+
+def next_commands(report: Report, again: Sequence[str] = ()) -> list[str]:
+    """The footer under a plan: preview it, then apply it. A replayed report's plan is for the machine it was
+    recorded on, so only its preview is offered: `fix` here would act on this machine."""
+    args = " ".join(shlex.quote(a) for a in again)
+    tail = f" {args}" if args else ""
+    if report.source != "live":
+        return ["To see every change of this plan (for the machine it was recorded on; run fix there):",
+                f"rocm-doctor fix --dry-run{tail}"]
+    installs = any(item.step.mode == FLAG for item in report.diagnosis.plan.items)
+    return ["To see every change of this plan, then apply it:", f"rocm-doctor fix --dry-run{tail}",
+            f"rocm-doctor fix{' --allow-install' if installs else ''}{tail}"]
 
 
 def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
