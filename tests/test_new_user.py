@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -117,3 +118,36 @@ def test_a_replayed_snapshot_never_suggests_acting_on_this_machine(doctor):
     assert preview.returncode == 0, preview.stderr
     assert "recorded on" in preview.stdout
     assert not [c for c in _command_lines(preview.stdout) if "--dry-run" not in c]
+
+
+def test_a_preview_without_a_plan_and_a_fix_with_nothing_to_change_exit_0(doctor, isolated_env):
+    snapshot = str(SNAPSHOTS / "linux-h200-xid-31-mmu-fault-illegal-memory-access.json")  # a fail with no plan
+    preview = doctor("fix", "--dry-run", "--from", snapshot)
+    assert preview.returncode == 0 and "No automatic fix plan" in preview.stdout, preview.stdout + preview.stderr
+    nothing = doctor("fix", "--no-gpu", "--only", "gpu-visibility-env")  # stdin is not a terminal, as `</dev/null`
+    assert nothing.returncode == 0, nothing.stdout + nothing.stderr
+    assert "Nothing to fix" in nothing.stdout
+
+
+def test_a_closed_pipe_ends_quietly_with_the_sigpipe_code(tmp_path, isolated_env):
+    snapshot = str(SNAPSHOTS / "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json")
+    for extra in ((), ("--json",)):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader already left, as `| head -1` does after its line
+        proc = subprocess.run([sys.executable, "-m", "rocm_doctor", "check", "--from", snapshot, *extra],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, env=isolated_env, cwd=tmp_path,
+                              timeout=120)
+        os.close(write_end)
+        assert (proc.returncode, proc.stderr) == (141, "")
+    shell = subprocess.run(["bash", "-c", f'"{sys.executable}" -m rocm_doctor check --from "{snapshot}" --json '
+                                          '| head -c 100 >/dev/null; echo "${PIPESTATUS[0]}"'],
+                           capture_output=True, text=True, env=isolated_env, cwd=tmp_path, timeout=120)
+    assert shell.stdout.strip() in ("1", "141") and "Traceback" not in shell.stderr  # 1: it all fit in the pipe
+
+
+def test_usage_errors_are_one_line(doctor):
+    for args in (("check", "--bogus"), ("--bogus",), ("fix", "--shell"), ("explain",), ("chek",)):
+        proc = doctor(*args)
+        assert proc.returncode == 2
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        assert proc.stderr.startswith("rocm-doctor: error: ") and "--help" in proc.stderr

@@ -1,7 +1,8 @@
 """`rocm-doctor fix`: preview (--dry-run), apply with consent, verify, and undo the fix plans of the findings.
 
-Exit codes: 0 done (or nothing to do, or a preview), 1 problems remain (manual steps, declined, still failing after
-the re-check), 2 could not run (bad usage, refused without --yes, a change could not be written).
+Exit codes: 0 done (or nothing to do, or a preview, with or without a plan), 1 problems remain (manual steps,
+declined, still failing after the re-check), 2 could not run (bad usage, a change refused without --yes, a change
+could not be written).
 """
 
 from __future__ import annotations
@@ -63,8 +64,6 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
         _history(root, as_json)
     if undo is not None:
         _undo(root, None if undo == LATEST else undo, yes, as_json)
-    if not dry_run and not yes and not _interactive():
-        raise DoctorUsageError("refusing to change anything in a non-interactive run without --yes (preview with --dry-run)")
     if from_file is not None and not dry_run:
         raise DoctorUsageError("--from replays a snapshot: fix can only preview it; add --dry-run")
     if from_file is not None and python:
@@ -90,7 +89,7 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     ctx = _context(report, facts, from_file, shell, allow_install)
     target = report.target.get("python", "the target interpreter")
     if not plan:
-        _nothing_to_fix(report, only, as_json, ctx, target)
+        _nothing_to_fix(report, only, as_json, ctx, target, dry_run)
 
     from rocm_doctor.fix import render
     from rocm_doctor.fix.changes import APPLY, preview_all
@@ -108,10 +107,12 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             _echo_lines(render.dry_run_footer(previews, again, replayed=from_file is not None))
         raise SystemExit(EXIT_OK)
 
-    if not as_json:
-        _echo_lines(render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose))
     to_apply = [p for p in previews if p.action == APPLY]
     manual = [p for p in previews if p.action not in (APPLY, "already-applied")]
+    if to_apply and not yes and not _interactive():
+        raise DoctorUsageError("refusing to change anything in a non-interactive run without --yes (preview with --dry-run)")
+    if not as_json:
+        _echo_lines(render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose))
     if to_apply and not _confirm(f"Apply {len(to_apply)} change(s)?", yes):
         click.echo("Nothing was changed.", err=True)
         raise SystemExit(EXIT_PROBLEMS)
@@ -162,7 +163,8 @@ def _context(report, facts, from_file, shell, allow_install):
     )
 
 
-def _nothing_to_fix(report, only, as_json, ctx, target):
+def _nothing_to_fix(report, only, as_json, ctx, target, dry_run):
+    """No plan: a preview has done its job (0); a fix leaves the open findings to the user (1), or had none (0)."""
     from rocm_doctor.engine.model import Status
 
     open_findings = [f for f in report.findings if f.status in (Status.FAIL, Status.WARN)]
@@ -180,7 +182,7 @@ def _nothing_to_fix(report, only, as_json, ctx, target):
             click.echo(f"  [{finding.status.value}] {finding.title}: {finding.message}")
     else:
         click.echo("Nothing to fix: no check failed or warned.")
-    raise SystemExit(EXIT_PROBLEMS if open_findings else EXIT_OK)
+    raise SystemExit(EXIT_PROBLEMS if open_findings and not dry_run else EXIT_OK)
 
 
 def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, manual_left,
