@@ -91,8 +91,11 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
     if options.from_file is None and options.run_target is None:  # a service's interpreter is known only later
         _start_early(options)
     try:
+        _say(options, f"reading {options.from_file}" if options.from_file is not None else
+             "probing the machine: the GPU tools, driver and library files, and torch in the target interpreter")
         observations = observe(options)
         source = str(options.from_file) if options.from_file else "live"
+        _say(options, f"judging what was seen: {len(registry.checks)} checks")
         return _judge(observations, registry, selection, options, source)
     finally:
         for stage in options.stages:
@@ -108,6 +111,12 @@ def _start_early(options: Options) -> None:
         return
     for stage in options.stages:
         stage.start_early(python, env)
+
+
+def _say(options: Options, text: str) -> None:
+    """Tell the progress line (when there is one) what the run is doing now."""
+    if options.progress is not None:
+        options.progress(text)
 
 
 def replay(observations: Observations, source: str) -> tuple[Report, Facts]:

@@ -151,3 +151,17 @@ def test_usage_errors_are_one_line(doctor):
         assert proc.returncode == 2
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert proc.stderr.startswith("rocm-doctor: error: ") and "--help" in proc.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (("fix", "--dry-run", "--no-gpu"), "probing the machine"),
+    (("check", "--no-gpu", "--no-history"), "probing the machine"),
+    (("kernels", "--device", "cpu", "--only", "memory"), "running the operator kernels on the CPU"),
+])
+def test_long_commands_say_what_they_do_at_once_on_a_terminal(tmp_path, isolated_env, terminal, args, says):
+    argv = [sys.executable, "-m", "rocm_doctor", *args]
+    shown, _, times = terminal(argv, isolated_env, 100, tmp_path, stderr_too=True)
+    assert says in shown
+    assert times and times[0] < 1.5  # measured 0.3-0.75 s; the margin is for a loaded machine
+    piped = subprocess.run(argv, capture_output=True, text=True, env=isolated_env, cwd=tmp_path, timeout=300)
+    assert says not in piped.stderr  # no status line where no one watches it

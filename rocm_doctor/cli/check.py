@@ -47,7 +47,7 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
                       stages=chosen_stages(no_gpu, bench, collectives),
                       run_target=chosen_run_env(unit, user_unit, kernel, from_file))
     try:
-        with stage_progress(enabled=not as_json) as progress:
+        with stage_progress(enabled=not as_json, first="diagnosing: loading the checks") as progress:
             options.progress = progress
             report, facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:

@@ -77,7 +77,8 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             raise DoctorUsageError(f"--shell {shell_name}: unknown shell (one of {', '.join(SHELLS)})")
 
     run_target = chosen_run_env(unit, user_unit, kernel, from_file)
-    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives), run_target)
+    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives), run_target,
+                              show_progress=not as_json)
     plan = report.diagnosis.plan
     unknown = [i for i in only if i not in _known_ids(report)]
     if unknown:
@@ -125,17 +126,20 @@ def _known_ids(report) -> set:
             | report.diagnosis.step_ids())
 
 
-def _diagnose(python, from_file, torch_timeout, stages, run_target=None):
-    from rocm_doctor.diagnose import Options, diagnose
-    from rocm_doctor.engine.engine import UnknownCheckError
-    from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes._target import TargetError
+def _diagnose(python, from_file, torch_timeout, stages, run_target=None, show_progress=True):
+    from rocm_doctor.cli.progress import stage_progress
 
-    try:
-        return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
-                                run_target=run_target))
-    except (SnapshotError, TargetError, UnknownCheckError) as exc:
-        raise DoctorUsageError(str(exc)) from None
+    with stage_progress(enabled=show_progress, first="diagnosing: loading the checks") as progress:
+        from rocm_doctor.diagnose import Options, diagnose
+        from rocm_doctor.engine.engine import UnknownCheckError
+        from rocm_doctor.facts.snapshot import SnapshotError
+        from rocm_doctor.probes._target import TargetError
+
+        try:
+            return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
+                                    run_target=run_target, progress=progress))
+        except (SnapshotError, TargetError, UnknownCheckError) as exc:
+            raise DoctorUsageError(str(exc)) from None
 
 
 def _context(report, facts, from_file, shell, allow_install):
@@ -220,7 +224,10 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
 
         checks = sorted({c for r in checked for c in r.preview.item.checks})
         env = new_environment(ctx, [r.preview for r in checked])
-        verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120, run_target=run_target)
+        from rocm_doctor.cli.progress import stage_progress
+
+        with stage_progress(enabled=not as_json, first="re-checking in a fresh process with the new environment"):
+            verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120, run_target=run_target)
     rechecked = {} if no_verify or outcome.error else findings_after(verification, effective)
     still_failing = [f for f, status in rechecked.items() if not is_fixed(status)]
 

@@ -61,7 +61,12 @@ def command(as_json, only, python, device, output, force, case_timeout, no_profi
         library_logs="never" if no_logs or device == "cpu" else "always", override_ab=not no_ab and device != "cpu",
         case_timeout_s=case_timeout, env=env, platform_os=platform_os,
     )
-    stage = confirm(facts, options)
+    from rocm_doctor.cli.progress import stage_progress
+
+    where = "the CPU" if device == "cpu" else "the GPU"
+    with stage_progress(enabled=not as_json, first=f"running the operator kernels on {where} in child processes of "
+                                                    f"{interpreter} (each imports torch first)"):
+        stage = confirm(facts, options)
     findings = [f for f in judge([], facts, stage)]
     from rocm_doctor.report.envelope import envelope
 
