@@ -165,3 +165,26 @@ def test_long_commands_say_what_they_do_at_once_on_a_terminal(tmp_path, isolated
     assert times and times[0] < 1.5  # measured 0.3-0.75 s; the margin is for a loaded machine
     piped = subprocess.run(argv, capture_output=True, text=True, env=isolated_env, cwd=tmp_path, timeout=300)
     assert says not in piped.stderr  # no status line where no one watches it
+
+
+def test_a_logging_switch_exported_in_bashrc_is_unset_for_new_terminals_and_undone_exactly(doctor, isolated_env):
+    home = Path(isolated_env["HOME"])
+    rc = home / ".bashrc"
+    original = b"# mine\nexport AMD_LOG_LEVEL=4\n"
+    rc.write_bytes(original)
+    env = {**isolated_env, "SHELL": "/bin/bash", "AMD_LOG_LEVEL": "4"}
+    applied = doctor("fix", "--yes", "--no-gpu", "--only", "gpu-library-logging-enabled", env=env)
+    assert "[applied]" in applied.stdout and "resolved" in applied.stdout, applied.stdout + applied.stderr
+    new_terminal = subprocess.run(["bash", "-c", 'source ~/.bashrc; echo "${AMD_LOG_LEVEL-unset}"'], text=True,
+                                  capture_output=True, env={"HOME": str(home), "AMD_LOG_LEVEL": "4"}, timeout=30)
+    assert new_terminal.stdout.strip() == "unset"
+    undone = doctor("fix", "--undo", "--yes", env=env)
+    assert undone.returncode == 0, undone.stderr
+    assert rc.read_bytes() == original
+
+
+def test_the_rc_probe_watches_the_variables_the_checks_unset():
+    from rocm_doctor.probes.shell_rc import matching_lines
+
+    text = "# export HIP_VISIBLE_DEVICES=1\nexport AMD_LOG_LEVEL=4 CUDA_VISIBLE_DEVICES=\nexport EDITOR=vim\n"
+    assert [(n, v) for n, v, _ in matching_lines(text)] == [(2, "AMD_LOG_LEVEL"), (2, "CUDA_VISIBLE_DEVICES")]
