@@ -188,3 +188,28 @@ def test_the_rc_probe_watches_the_variables_the_checks_unset():
 
     text = "# export HIP_VISIBLE_DEVICES=1\nexport AMD_LOG_LEVEL=4 CUDA_VISIBLE_DEVICES=\nexport EDITOR=vim\n"
     assert [(n, v) for n, v, _ in matching_lines(text)] == [(2, "AMD_LOG_LEVEL"), (2, "CUDA_VISIBLE_DEVICES")]
+
+
+def test_the_printed_compileall_command_succeeds_past_files_for_a_newer_python(tmp_path):
+    """torch ships modules for newer Pythons (torch 2.13: testing/_internal/py312_intrinsics.py); the printed
+    command skips them and exits 0, and every other module gets its bytecode."""
+    from rocm_doctor.checks.torch_bytecode import TorchBytecodeNotCached
+    from rocm_doctor.facts.facts import Facts
+    from rocm_doctor.facts.observations import Observations
+    from rocm_doctor.report.diagnosis_view import commands
+
+    folder = tmp_path / "site" / "torch"
+    (folder / "testing" / "_internal").mkdir(parents=True)
+    (folder / "__init__.py").write_text("x = 1\n")
+    newer = f"py3{sys.version_info.minor + 1}_intrinsics.py"
+    (folder / "testing" / "_internal" / newer).write_text("def f[T](a: 'x') -> None: match := 1\n")  # no Python's
+    facts = Facts(Observations())
+    facts.set("torch.bytecode", {"modules": 2, "cached": 0, "folder": str(folder), "folder_writable": True,
+                                 "dont_write_bytecode": True, "variable": "1"})
+    facts.set("python.target", {"python": sys.executable, "reason": "test"})
+    facts.set("python.target.version", ".".join(map(str, sys.version_info[:3])))
+    finding = TorchBytecodeNotCached().run(facts)
+    [line] = commands(finding.fix[0], "bash")
+    ran = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert list((folder / "__pycache__").glob("__init__.*.pyc"))
