@@ -213,3 +213,41 @@ def test_the_printed_compileall_command_succeeds_past_files_for_a_newer_python(t
     ran = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert list((folder / "__pycache__").glob("__init__.*.pyc"))
+
+
+def test_manual_commands_in_the_json_are_commands_and_prose_is_apart(doctor, isolated_env, bare_python):
+    home = Path(isolated_env["HOME"])
+    (home / ".bashrc").write_text('export CUDA_VISIBLE_DEVICES=""\n', encoding="utf-8")
+    env = {**isolated_env, "SHELL": "/bin/bash", "CUDA_VISIBLE_DEVICES": ""}
+    plan = json.loads(doctor("fix", "--dry-run", "--json", "--no-gpu", "--python", str(bare_python), env=env).stdout)
+    steps = {s["id"]: s for s in plan["steps"]}
+    assert steps["unset-cuda-visible-devices-user"]["manual_instructions"] == [
+        "add to ~/.bashrc: unset CUDA_VISIBLE_DEVICES"]
+    for step in plan["steps"]:
+        for command in step["manual_commands"]:
+            assert subprocess.run(["bash", "-n", "-c", command], capture_output=True).returncode == 0, command
+            assert not re.match(r"^(add to|in|edit|run these) ", command), command
+
+
+def _all_commands():
+    import click
+
+    from rocm_doctor.cli.main import cli
+
+    for name in cli.list_commands(None):
+        yield (name,)
+        sub = cli.get_command(None, name)
+        if isinstance(sub, click.Group):
+            yield from ((name, n) for n in sub.list_commands(None))
+
+
+def test_help_cites_no_file_an_installed_copy_lacks():
+    """An installed copy has no docs/ and keeps data/ inside the package, so help must not send a user there."""
+    from click.testing import CliRunner
+
+    from rocm_doctor.cli.main import cli
+
+    for path in [(), *_all_commands()]:
+        result = CliRunner().invoke(cli, [*path, "--help"])
+        assert result.exit_code == 0, (path, result.output)
+        assert not re.search(r"(?<![\w/])(docs|data)/[\w./-]+", result.output), (path, result.output)

@@ -13,7 +13,8 @@ from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_time
 
 
 @click.command("check")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in data/report.schema.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (its JSON Schema, report.schema.json, is installed in the "
+                   "rocm_doctor/data package folder).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Re-diagnose a snapshot or report file.")

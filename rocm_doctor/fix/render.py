@@ -61,6 +61,7 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
                 lines.append("    to use it in this shell now:")
                 lines.extend(f"      {cmd}" for cmd in item.session)
         else:
+            lines.extend(f"    by hand: {text}" for text in item.instructions)
             if item.manual:
                 lines.append("    run:")
                 lines.extend(f"      {cmd}" for cmd in item.manual)
@@ -112,6 +113,7 @@ def next_lines(previews: list[Preview]) -> list[str]:
     lines = ["Still to do (fix runs none of these):"] if left else []
     for item in left:
         lines.append(f"  {item.item.number}. {item.step.summary()}")
+        lines.extend(f"      by hand: {text}" for text in item.instructions)
         lines.extend(f"      {command}" for command in item.manual)
     return lines
 
