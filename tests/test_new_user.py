@@ -251,3 +251,20 @@ def test_help_cites_no_file_an_installed_copy_lacks():
         result = CliRunner().invoke(cli, [*path, "--help"])
         assert result.exit_code == 0, (path, result.output)
         assert not re.search(r"(?<![\w/])(docs|data)/[\w./-]+", result.output), (path, result.output)
+
+
+def test_history_compares_runs_of_the_same_python_only(doctor, isolated_env, bare_python):
+    first = doctor("check", "--no-gpu")  # the doctor's own Python, with torch
+    assert first.returncode in (0, 1), first.stderr
+    second = doctor("check", "--no-gpu", "--python", str(bare_python))
+    assert second.returncode == 1 and "torch-not-installed" not in second.stderr
+    assert "new since" not in second.stdout  # the earlier run diagnosed another Python
+    listed = doctor("diff", "--list").stdout.splitlines()
+    assert len(listed) == 2 and str(bare_python) in listed[1] and str(bare_python) not in listed[0]
+    alone = doctor("diff")  # the newest run has no earlier run of its own Python
+    assert alone.returncode == 2 and f"no earlier stored run diagnosed {bare_python}" in alone.stderr
+    a, b = (line.split()[0] for line in listed)
+    across = doctor("diff", a, b)
+    assert across.returncode == 1
+    assert "A and B diagnosed different things" in across.stdout and f"B diagnosed {bare_python}" in across.stdout
+    assert "WHAT CHANGED" not in across.stdout and "rocm.libraries" not in across.stdout
