@@ -268,3 +268,54 @@ def test_history_compares_runs_of_the_same_python_only(doctor, isolated_env, bar
     assert across.returncode == 1
     assert "A and B diagnosed different things" in across.stdout and f"B diagnosed {bare_python}" in across.stdout
     assert "WHAT CHANGED" not in across.stdout and "rocm.libraries" not in across.stdout
+
+
+DOCTOR_DEPS = ("click", "rich", "markdown_it", "mdurl", "pygments", "packaging", "requests", "urllib3", "idna",
+               "certifi", "charset_normalizer")
+
+
+def _install_this_doctor(site: Path, deps: Path) -> None:
+    """Make the rocm-doctor under test importable in another venv, as it is installed here (editable or not)."""
+    import importlib.util
+    import shutil
+    import site as site_module
+
+    package = Path(importlib.util.find_spec("rocm_doctor").origin).parent
+    checks = Path(list(importlib.util.find_spec("rocm_doctor.checks").submodule_search_locations)[0])
+    if checks.parent == package:  # a regular install: the package holds checks/ and data/
+        (deps / "rocm_doctor").symlink_to(package)
+        return
+    editable = [p for d in site_module.getsitepackages() for p in Path(d).glob("__editable__*rocm_doctor*")]
+    if not editable:
+        pytest.skip("rocm-doctor is neither installed nor installed editable here")
+    for path in editable:
+        shutil.copy(path, site / path.name)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX layout")
+def test_a_venv_made_for_the_doctor_diagnoses_the_python_on_path(tmp_path, isolated_env, bare_python):
+    """The README's PEP 668 path: rocm-doctor in a venv of its own (no torch), no environment active; it
+    diagnoses the python3 the user runs, as a pipx install does, and says why."""
+    import importlib.util
+
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for name in DOCTOR_DEPS:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        (deps / name).symlink_to(list(spec.submodule_search_locations)[0])
+    site = next((bare_python.parent.parent / "lib").glob("python3*/site-packages"))
+    _install_this_doctor(site, deps)
+    (site / "doctor-deps.pth").write_text(f"{deps}\n")
+    users = tmp_path / "userbin"
+    users.mkdir()
+    (users / "python3").write_text(f"#!/bin/sh\nexec '{sys.executable}' \"$@\"\n")  # the user's Python, with torch
+    (users / "python3").chmod(0o755)
+    env = {**isolated_env, "PATH": f"{bare_python.parent}:{users}:{isolated_env['PATH']}"}
+    proc = subprocess.run([str(bare_python), "-m", "rocm_doctor", "check", "--json", "--no-gpu", "--no-history",
+                           "--only", "torch-not-installed"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=300)
+    target = json.loads(proc.stdout)["target"]
+    assert target["python"] == str(users / "python3"), proc.stderr
+    assert "a virtual environment without torch" in target["reason"] and "--python" in target["reason"]
