@@ -319,3 +319,13 @@ def test_a_venv_made_for_the_doctor_diagnoses_the_python_on_path(tmp_path, isola
     target = json.loads(proc.stdout)["target"]
     assert target["python"] == str(users / "python3"), proc.stderr
     assert "a virtual environment without torch" in target["reason"] and "--python" in target["reason"]
+
+
+def test_python_given_by_name_is_looked_up_on_path(doctor, fake_bin):
+    fake_bin.add("python3", f"exec '{sys.executable}' \"$@\"\n")
+    proc = doctor("check", "--python", "python3", "--json", "--no-gpu", "--no-history", "--only", "torch-not-installed")
+    target = json.loads(proc.stdout)["target"]
+    assert target["python"] == str(fake_bin.path / "python3") and "python3 on PATH" in target["reason"]
+    missing = doctor("check", "--python", "python9.99", "--no-history")
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "rocm-doctor: error: --python python9.99: no such file, and no python9.99 on PATH"

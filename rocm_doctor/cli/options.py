@@ -30,7 +30,9 @@ python_option = click.option(
     "--python",
     "python",
     metavar="PATH",
-    help="Interpreter whose torch to diagnose (default: the active virtual/conda environment's, else this one).",
+    help="Interpreter whose torch to diagnose: a path, or a name looked up on PATH (python3). Default: the active "
+         "virtual/conda environment's; else, where rocm-doctor's own environment holds no torch (pipx, uv tool, a "
+         "venv of its own), the python3 on PATH; else rocm-doctor's own.",
 )
 torch_timeout_option = click.option(
     "--torch-timeout",

@@ -32,7 +32,7 @@ def choose_python(explicit: Optional[str], env: Mapping[str, str]) -> tuple[str,
     """Return (interpreter path, why it was chosen)."""
     if explicit:
         try:
-            return _explicit_python(explicit)
+            return _explicit_python(explicit, env)
         except (OSError, RuntimeError, ValueError) as exc:  # a name too long, a symlink loop, a NUL byte
             if isinstance(exc, TargetError):
                 raise
@@ -64,8 +64,13 @@ def choose_python(explicit: Optional[str], env: Mapping[str, str]) -> tuple[str,
     return sys.executable, "the interpreter rocm-doctor runs in; no virtual or conda environment is active"
 
 
-def _explicit_python(explicit: str) -> tuple[str, str]:
+def _explicit_python(explicit: str, env: Mapping[str, str]) -> tuple[str, str]:
     path = Path(explicit).expanduser()
+    if not path.exists() and os.sep not in explicit and "/" not in explicit:  # a bare name: as a shell finds it
+        found = shutil.which(explicit, path=env.get("PATH"))
+        if found:
+            return found, f"given with --python ({explicit} on PATH)"
+        raise TargetError(f"--python {explicit}: no such file, and no {explicit} on PATH")
     if not path.exists():
         raise TargetError(f"--python {explicit}: no such file")
     if path.is_dir():
