@@ -329,3 +329,17 @@ def test_python_given_by_name_is_looked_up_on_path(doctor, fake_bin):
     missing = doctor("check", "--python", "python9.99", "--no-history")
     assert missing.returncode == 2
     assert missing.stderr.strip() == "rocm-doctor: error: --python python9.99: no such file, and no python9.99 on PATH"
+
+
+def test_the_documented_completion_line_completes_commands_and_options(tmp_path, isolated_env, fake_bin):
+    guide = GUIDE.read_text(encoding="utf-8")
+    line = next(l.split("#")[0].strip() for l in guide.splitlines() if "bash_source" in l)
+    fake_bin.add("rocm-doctor", f"exec '{sys.executable}' -m rocm_doctor \"$@\"\n")
+    script = (f'{line}\nCOMP_WORDS=(rocm-doctor ch); COMP_CWORD=1; _rocm_doctor_completion rocm-doctor\n'
+              'echo "${COMPREPLY[*]}"\nCOMP_WORDS=(rocm-doctor check --no-); COMP_CWORD=2; '
+              '_rocm_doctor_completion rocm-doctor\necho "${COMPREPLY[*]}"\n')
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=isolated_env, cwd=tmp_path,
+                          timeout=120)
+    commands, options = proc.stdout.splitlines()[-2:]
+    assert set(commands.split()) == {"check", "checks"}, proc.stderr
+    assert {"--no-gpu", "--no-history"} <= set(options.split())
