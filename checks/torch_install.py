@@ -97,7 +97,7 @@ class TorchProbeHealthy(Check):
 
 class TorchInstalled(Check):
     id = "torch-not-installed"
-    title = "PyTorch is installed in the target environment"
+    title = "PyTorch in the target environment"
     explains = ("torch-*", "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", "gpu-kernel*",
                 "hsa-override-kernels-fail", "sdpa-math-fallback", "bench-*", "collective-*")
     area = "torch"

@@ -50,6 +50,8 @@ def test_no_gpu_and_no_torch_says_so_and_plans_the_install(doctor, bare_python):
     assert headline.startswith("No GPU found: no AMD or NVIDIA GPU on the PCI bus")
     assert footer.startswith("No GPU found: 1 fail")  # the footer repeats the headline's verdict
     assert "Check that the card is seated, the driver is loaded" in result.stdout  # the guide's hints
+    assert "[FAIL] PyTorch in the target environment: torch is not installed in" in result.stdout  # reads right
+    assert "all 0 " not in result.stdout
     command = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/rocm"
     assert any(line.strip().startswith(command) for line in result.stdout.splitlines())
     data = json.loads(doctor("check", "--python", str(bare_python), "--no-history", "--json").stdout)
@@ -162,6 +164,7 @@ def test_long_commands_say_what_they_do_at_once_on_a_terminal(tmp_path, isolated
     argv = [sys.executable, "-m", "rocm_doctor", *args]
     shown, _, times = terminal(argv, isolated_env, 100, tmp_path, stderr_too=True)
     assert says in shown
+    assert "on the GPU agree" not in shown  # `kernels --device cpu` ran on the CPU
     assert times and times[0] < 1.5  # measured 0.3-0.75 s; the margin is for a loaded machine
     piped = subprocess.run(argv, capture_output=True, text=True, env=isolated_env, cwd=tmp_path, timeout=300)
     assert says not in piped.stderr  # no status line where no one watches it
