@@ -346,3 +346,12 @@ def test_the_documented_completion_line_completes_commands_and_options(tmp_path,
     commands, options = proc.stdout.splitlines()[-2:]
     assert set(commands.split()) == {"check", "checks"}, proc.stderr
     assert {"--no-gpu", "--no-history"} <= set(options.split())
+
+
+def test_names_users_try_get_the_command_that_does_it(doctor):
+    history = doctor("history")
+    assert history.returncode == 2 and "try: rocm-doctor diff --list" in history.stderr
+    for command in ("kernels", "bench"):
+        rocm = doctor(command, "--device", "rocm")
+        assert rocm.returncode == 2 and "use --device cuda" in rocm.stderr
+        assert len(rocm.stderr.strip().splitlines()) == 1

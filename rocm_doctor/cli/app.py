@@ -59,12 +59,19 @@ class DoctorGroup(click.Group):
             sub = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
             raise OneLineUsageError(exc, sub) from None
 
+    # names a user may try for what a command under another name does
+    ELSEWHERE = {"history": "diff --list, or fix --history for the fix runs",
+                 "undo": "fix --undo", "doctor": "check", "diagnose": "check", "status": "check"}
+
     def resolve_command(self, ctx, args):
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
             from rocm_doctor.engine.engine import did_you_mean
 
-            ctx.fail(f"No such command '{name}'{did_you_mean(name, self.list_commands(ctx))}.")
+            elsewhere = self.ELSEWHERE.get(name) if ctx.parent is None else None
+            hint = f" (try: {ctx.command_path} {elsewhere})" if elsewhere else did_you_mean(
+                name, self.list_commands(ctx))
+            ctx.fail(f"No such command '{name}'{hint}.")
         return super().resolve_command(ctx, args)
 
 

@@ -26,6 +26,21 @@ class Seconds(click.ParamType):
         return seconds
 
 
+class DeviceChoice(click.Choice):
+    """cuda or cpu; torch names a ROCm GPU "cuda" too, so `rocm` (or `gpu`, `hip`) is answered with that."""
+
+    ALIASES = ("rocm", "hip", "gpu", "amd", "nvidia")
+
+    def __init__(self) -> None:
+        super().__init__(["cuda", "cpu"])
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.lower() in self.ALIASES:
+            self.fail(f"{value!r} is not a device name here: use --device cuda, which is every GPU torch sees "
+                      "(a ROCm build of torch calls AMD GPUs cuda too)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 python_option = click.option(
     "--python",
     "python",
