@@ -355,3 +355,15 @@ def test_names_users_try_get_the_command_that_does_it(doctor):
         rocm = doctor(command, "--device", "rocm")
         assert rocm.returncode == 2 and "use --device cuda" in rocm.stderr
         assert len(rocm.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_screen_uses_one_set_of_marks_and_words_not_keys(tmp_path, isolated_env, terminal, width):
+    snapshot = str(SNAPSHOTS / "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json")  # a cause with symptoms
+    env = {**isolated_env, "COLUMNS": str(width), "TERM": "xterm"}
+    shown, code, _ = terminal([sys.executable, "-m", "rocm_doctor", "check", "--from", snapshot], env, width,
+                              tmp_path)
+    assert code == 1 and "This also explains:" in shown
+    assert "[✗]" in shown and "[FAIL]" not in shown and "[warn]" not in shown  # a terminal's marks, everywhere
+    assert "`" not in shown  # Markdown quoting is for the Markdown report
+    assert not re.search(r"^(KERNEL-LOG|ROCM-DOCTOR|MULTI-GPU|GPU-STATE)$", shown, re.M)

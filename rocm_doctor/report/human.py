@@ -82,7 +82,7 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
             continue
         areas.setdefault(finding.area, []).append(finding)
     for area, findings in areas.items():
-        console.print(Text(area.upper(), style="bold underline"))
+        console.print(Text(heading(area), style="bold underline"))
         for finding in findings:
             _render_finding(console, finding, plain, verbose, finding.id in folded, diagnosis_view.shell_of(data))
         console.print()
@@ -116,13 +116,27 @@ def next_commands(report: Report, again: Sequence[str] = ()) -> list[str]:
             f"rocm-doctor fix{' --allow-install' if installs else ''}{tail}"]
 
 
+def heading(area: str) -> str:
+    """An area's heading in words ("kernel-log" -> "KERNEL LOG"), not its key."""
+    return area.replace("-", " ").upper()
+
+
+def words(text: str, style: str = "") -> Text:
+    """Prose for the terminal: a `quoted` name (Markdown in the checks' texts, for the Markdown report) loses its
+    backticks and is shown in bold instead."""
+    out = Text(style=style)
+    for n, part in enumerate(text.split("`") if text.count("`") % 2 == 0 else [text]):
+        out.append(part, style="bold" if n % 2 else "")
+    return out
+
+
 def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
     finding = root.finding
     status = Status(finding.get("status", "fail"))
     lead = Text(f" {root.number}. ")
     lead.append_text(_marker(status, plain))
-    body = Text(f"{finding.get('title', '')}: ", style="bold")
-    body.append(str(finding.get("message", "")))
+    body = words(f"{finding.get('title', '')}: ", "bold")
+    body.append_text(words(str(finding.get("message", ""))))
     _hang(console, lead + Text(" "), body)
     for item in (finding.get("evidence") or [])[: None if verbose else 2]:
         _hang(console, "      evidence: ", Text(str(item)), "dim")
@@ -139,7 +153,7 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
         for n, step in enumerate(root.steps, 1):
             _render_step(console, f"{n}.", step)
     for advice in finding.get("remediation") or []:
-        _hang(console, "    advice: " if plain else "    → ", Text(str(advice)), "cyan")
+        _hang(console, "    advice: " if plain else "    → ", words(str(advice)), "cyan")
     for alt in root.alternatives:
         label = "workaround" if alt.workaround else "alternative"
         _hang(console, f"    Or ({label}): ", Text(alt.title), "cyan")
@@ -150,8 +164,9 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
     if root.symptoms:
         console.print(Text("    This also explains:", style="bold"))
         for symptom in root.symptoms:
-            mark = PLAIN_MARKERS[Status(symptom.get("status", "warn"))].strip()
-            _hang(console, f"      {mark} ", Text(f"{symptom.get('title', '')}: {symptom.get('message', '')}"))
+            mark = _marker(Status(symptom.get("status", "warn")), plain)  # the marks the rest of the screen uses
+            _hang(console, Text("      ") + mark + Text(" "),
+                  words(f"{symptom.get('title', '')}: {symptom.get('message', '')}"))
 
 
 def _render_step(console: Console, bullet: str, step) -> None:
@@ -187,8 +202,8 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
                     shell: str) -> None:
     lead = Text("  ")
     lead.append_text(_marker(finding.status, plain))
-    body = Text(f"{finding.title}: ", style="bold")
-    body.append(finding.message)
+    body = words(f"{finding.title}: ", "bold")
+    body.append_text(words(finding.message))
     _hang(console, lead + Text(" "), body)
     if diagnosed and not verbose:
         return  # its advice is under "What is wrong"
@@ -197,7 +212,7 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
             _render_step(console, "-", diagnosis_view.step_view(step, shell, step_id(step), planned=False))
     if finding.status in (Status.FAIL, Status.WARN, Status.ERROR) or verbose:
         for step in finding.remediation:
-            _hang(console, "      fix: " if plain else "      → ", Text(step), "cyan")
+            _hang(console, "      fix: " if plain else "      → ", words(step), "cyan")
     if verbose:
         for item in finding.evidence:
             _hang(console, "      evidence: " if plain else "      · ", Text(item), "dim")
