@@ -125,7 +125,7 @@ class GpuKernelsFailed(_KernelStageCheck):
 
 class GpuKernelsWrongResult(_KernelStageCheck):
     id = "gpu-kernels-wrong-result"
-    title = "Operator kernels on the GPU agree with a float64 CPU reference"
+    title = "Operator kernels agree with a float64 CPU reference"  # also said of `kernels --device cpu`
     severity = Severity.CRITICAL
 
     def judge(self, stage):

@@ -152,6 +152,8 @@ class RocmInstallIncomplete(Check):
         if leftovers:
             return self.info(f"{len(leftovers)} ROCm or amdgpu package(s) were removed but kept their configuration "
                              f"files ({_names([r['name'] for r in leftovers])}): harmless.", evidence=evidence)
+        if not rows:
+            return self.ok("dpkg lists no ROCm or amdgpu package, so none is half-installed")
         return self.ok(f"all {len(rows)} ROCm and amdgpu packages are fully installed")
 
 

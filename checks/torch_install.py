@@ -99,7 +99,7 @@ class TorchProbeHealthy(Check):
 
 class TorchInstalled(Check):
     id = "torch-not-installed"
-    title = "PyTorch is installed in the target environment"
+    title = "PyTorch in the target environment"
     explains = ("torch-*", "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", *GPU_WORK)
     area = "torch"
     severity = Severity.CRITICAL
@@ -127,7 +127,7 @@ class TorchInstalled(Check):
     @classmethod
     def _fix(cls, facts, python: str, reinstall: bool) -> list:
         vendors = _gpu_vendors(facts)
-        if "nvidia" in vendors or ("amd" in vendors and _amd_plan_is_direct(facts)):
+        if "nvidia" in vendors or ("nvidia" not in vendors and _amd_plan_is_direct(facts)):  # no GPU seen: AMD first
             index, packages = cls._index(facts)
             return _pip_fix(facts, python, index, reinstall, packages)
         return []

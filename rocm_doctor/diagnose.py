@@ -106,9 +106,12 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
     if options.from_file is None and options.run_target is None:  # a service's interpreter is known only later
         _start_early(options)
     try:
+        _say(options, f"reading {options.from_file}" if options.from_file is not None else
+             "probing the machine: the GPU tools, driver and library files, and torch in the target interpreter")
         observations = observe(options, None if loaded else load_judges)
         registry = loaded[0]
         source = str(options.from_file) if options.from_file else "live"
+        _say(options, f"judging what was seen: {len(registry.checks)} checks")
         return _judge(observations, registry, selection, options, source)
     finally:
         for stage in options.stages:
@@ -124,6 +127,12 @@ def _start_early(options: Options) -> None:
         return
     for stage in options.stages:
         stage.start_early(python, env)
+
+
+def _say(options: Options, text: str) -> None:
+    """Tell the progress line (when there is one) what the run is doing now."""
+    if options.progress is not None:
+        options.progress(text)
 
 
 def replay(observations: Observations, source: str) -> tuple[Report, Facts]:
@@ -171,5 +180,5 @@ def no_gpu_seen(facts: Facts) -> Optional[str]:
         return None
     if facts.get("torch.available") is True:
         return None
-    return ("no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and torch sees none; the checks below judge "
-            "the setup only.")
+    torch = "torch sees none" if facts.get("torch.installed") else "torch is not installed to look"
+    return f"no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and {torch}"

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import re
+import select
+import struct
 import stat
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -118,3 +123,45 @@ def replayed(doctor):
         return json.loads(result.stdout)
 
     return run
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.fixture
+def terminal():
+    """Run a command with a real terminal of a given width (a pty), as a user sees it: where rich wraps and where
+    the progress line is drawn. Returns (what the terminal showed, exit code, when each chunk of output came)."""
+    return _run_in_pty
+
+
+def _run_in_pty(argv: list[str], env: dict, width: int, cwd: Path, stderr_too: bool = False,
+                timeout: float = 120) -> tuple[str, int, list[float]]:
+    """(what the terminal showed, exit code, seconds from start at which each chunk of output arrived). With
+    `stderr_too` standard error goes to the terminal as well (the progress line), else to /dev/null."""
+    import fcntl
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=slave, stderr=slave if stderr_too else subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, env=env, cwd=cwd)
+    os.close(slave)
+    chunks, times = [], []
+    while True:
+        ready, _, _ = select.select([master], [], [], timeout)
+        if not ready:
+            proc.kill()
+            break
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+        times.append(time.monotonic() - start)
+    code = proc.wait(timeout=60)
+    os.close(master)
+    return ANSI.sub("", b"".join(chunks).decode("utf-8", "replace")).replace("\r", "\n"), code, times

@@ -320,7 +320,8 @@ def test_windows_plan_previews_manual_commands_without_a_registry(home):
     ctx = _win_ctx(home, None)
     previews = changes.preview_all(_items(*WIN_STEPS[:1]), ctx)
     assert previews[0].action == changes.PRINT
-    assert "Environment Variables" in previews[0].manual[0] or "Set-ItemProperty" in previews[0].manual[0]
+    by_hand = previews[0].instructions + previews[0].manual
+    assert "Environment Variables" in by_hand[0] or "Set-ItemProperty" in by_hand[0]
 
 
 # ---- journal ---------------------------------------------------------------------------------------------------

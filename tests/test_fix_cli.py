@@ -144,7 +144,10 @@ def test_refuses_without_yes_when_not_interactive(sandbox):
 def test_refuses_for_real_when_stdin_is_not_a_tty(doctor, tmp_path):
     state = tmp_path / "state"
     env_home = tmp_path / "home"
-    proc = doctor("fix", env={**os.environ, "HOME": str(env_home), "ROCM_DOCTOR_STATE_DIR": str(state)})
+    env_home.mkdir(exist_ok=True)
+    (env_home / ".bashrc").write_text('export CUDA_VISIBLE_DEVICES=""\n', encoding="utf-8")  # a change to apply
+    proc = doctor("fix", "--no-gpu", env={**os.environ, "HOME": str(env_home), "ROCM_DOCTOR_STATE_DIR": str(state),
+                                          "SHELL": "/bin/bash", "CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("rocm-doctor: error: refusing to change anything in a non-interactive run "
                                    "without --yes (preview with --dry-run)")

@@ -326,6 +326,8 @@ def test_dry_run_apply_and_undo_of_a_user_unit_end_to_end(doctor, fake_bin, tmp_
     assert not dropin_file.exists() and not (tmp_path / "state").exists()
     calls = (tmp_path / "calls.txt").read_text()
     assert "daemon-reload" not in calls and "restart" not in calls
+    guide = " ".join((Path(__file__).parents[1] / "docs" / "guide.md").read_text(encoding="utf-8").split())
+    assert "`fix --dry-run` marks it *will apply*" in guide and "the reload and the restart are printed" in guide
 
     applied = doctor("fix", "--yes", *args, env=env)
     assert applied.returncode == 1, applied.stderr  # the reload and the restart are left to the user

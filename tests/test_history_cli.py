@@ -56,6 +56,7 @@ def machine(doctor, fake_bin, isolated_env, tmp_path):
 
     run.state = state
     run.history = state / "history"
+    run.python = python
     return run
 
 
@@ -190,7 +191,7 @@ def test_read_only_history_in_process_loses_nothing_and_raises_nothing(machine, 
         runner = CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into the output otherwise
     except TypeError:
         runner = CliRunner()
-    result = runner.invoke(cli, ["check", "--json", "--no-gpu"], env=env)
+    result = runner.invoke(cli, ["check", "--json", "--no-gpu", "--python", str(machine.python)], env=env)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 1
     roots = json.loads(result.stdout)["diagnosis"]["root_causes"]

@@ -79,7 +79,7 @@ def test_golden(name):
 def test_verdict_comes_first_and_placeholders_are_visible():
     text = markdown.render(fixed_bundle(stages=STAGES))
     assert text.splitlines()[2] == "**Broken: 2 problems to fix.**"
-    assert text.splitlines()[4] == "Problems found: 1 fail, 1 warn, 1 ok, 1 skip"
+    assert text.splitlines()[4] == "Broken: 1 fail, 1 warn, 1 ok, 1 skip"  # the headline's verdict, with counts
     assert "&lt;user&gt;" in text and "alice" not in text
     assert text.count("<details>") == text.count("</details>")
 
@@ -92,7 +92,7 @@ def test_long_outputs_shrink_to_fit_githubs_limit():
     assert len(text) <= markdown.GITHUB_LIMIT
     assert "characters omitted" in text and "shortened to fit GitHub" in text
     assert "`r.json` beside this file" in text
-    assert "**Broken: " in text and "Problems found" in text and "gfx-not-in-torch-arch-list" in text
+    assert "**Broken: " in text and "Broken: 1 fail" in text and "gfx-not-in-torch-arch-list" in text
 
 
 def test_even_huge_findings_stay_under_the_limit():

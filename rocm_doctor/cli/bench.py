@@ -11,7 +11,7 @@ from typing import Any, Optional
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError, console
-from rocm_doctor.cli.options import exit_for, fail_on_option, python_option
+from rocm_doctor.cli.options import DeviceChoice, exit_for, fail_on_option, python_option
 from rocm_doctor.gpu.bench.plan import PRESETS, SECTION_ORDER, TITLES
 
 FIGURES = (("median_tflops", "TFLOP/s"), ("tflops", "TFLOP/s"), ("median_gbs", "GB/s"), ("gbs", "GB/s"),
@@ -87,7 +87,7 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 @click.option("--quick", is_flag=True, help="Fewer shapes and smaller sizes (12–20 s on an H200, measured).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: raw results, lines with verdicts, findings.")
 @python_option
-@click.option("--device", type=click.Choice(["cuda", "cpu"]), default="cuda", show_default=True,
+@click.option("--device", type=DeviceChoice(), default="cuda", show_default=True,
               help="Device to measure; cuda is also the ROCm/HIP GPU; cpu measures the CPU, with sizes for a CPU.")
 @click.option("--device-index", type=click.IntRange(min=0), default=0, show_default=True, help="Which GPU.")
 @click.option("--section", "sections", multiple=True, type=click.Choice(SECTION_ORDER),

@@ -9,11 +9,13 @@ import click
 
 from rocm_doctor.cli.app import DoctorUsageError, console
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_timeout_option, exit_for, fail_on_option,
-                                     python_option, run_env_options, stage_options, torch_timeout_option)
+                                     python_option, run_env_options, stage_options, target_args,
+                                     torch_timeout_option)
 
 
 @click.command("check")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in data/report.schema.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (its JSON Schema, report.schema.json, is installed in the "
+                   "rocm_doctor/data package folder).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
 @python_option
 @click.option("--from", "from_file", type=click.Path(path_type=Path), help="Re-diagnose a snapshot or report file.")
@@ -49,7 +51,7 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
                       meanwhile=importer("rocm_doctor.report.json_report" if as_json else "rocm_doctor.report.human",
                                          *(() if from_file is not None or no_history else ("rocm_doctor.history.annotate",))))
     try:
-        with stage_progress(enabled=not as_json) as progress:
+        with stage_progress(enabled=not as_json, first="diagnosing: loading the checks") as progress:
             options.progress = progress
             report, facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
@@ -68,7 +70,8 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
     else:
         from rocm_doctor.report.human import render
 
-        render(report, console(), verbose=verbose)
+        render(report, console(), verbose=verbose,
+               again=target_args(python, unit, user_unit, kernel, from_file))
     raise SystemExit(exit_for(report.findings, fail_on))
 
 

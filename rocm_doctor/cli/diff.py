@@ -20,7 +20,8 @@ from rocm_doctor.cli.options import FAIL_ON
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the common envelope, kind diff).")
 @click.option("--format", "fmt", type=click.Choice(["human", "json", "markdown"]), default=None,
               help="Output format (default: human; markdown to paste into an issue).")
-@click.option("--list", "list_runs", is_flag=True, help="List the stored runs: id, date, verdict, root causes.")
+@click.option("--list", "list_runs", is_flag=True,
+              help="List the stored runs: id, date, verdict, what each diagnosed (which Python), root causes.")
 @click.option("--fail-on", type=click.Choice(("change",) + FAIL_ON), default="change", show_default=True,
               help="What makes the exit code 1: any relevant change, or a check that got worse, reaching warn or fail.")
 def command(older, newer, as_json, fmt, list_runs, fail_on):
@@ -74,8 +75,10 @@ def _fails(doc, fail_on: str) -> bool:
 
 
 def _list(runs, fmt: str) -> None:
-    rows = [{"run": r.id, "created_at": r.created_at, "verdict": r.verdict,
-             "root_causes": [c.get("finding") for c in r.root_causes]} for r in runs]
+    from rocm_doctor.history.sides import describe
+
+    rows = [{"run": r.id, "created_at": r.created_at, "verdict": r.verdict, "diagnosed": describe(r.subject),
+             "subject": r.subject, "root_causes": [c.get("finding") for c in r.root_causes]} for r in runs]
     if fmt == "json":
         from rocm_doctor.report.envelope import envelope
 

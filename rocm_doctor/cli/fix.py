@@ -1,7 +1,8 @@
 """`rocm-doctor fix`: preview (--dry-run), apply with consent, verify, and undo the fix plans of the findings.
 
-Exit codes: 0 done (or nothing to do, or a preview), 1 problems remain (manual steps, declined, still failing after
-the re-check), 2 could not run (bad usage, refused without --yes, a change could not be written).
+Exit codes: 0 done (or nothing to do, or a preview, with or without a plan), 1 problems remain (manual steps,
+declined, still failing after the re-check), 2 could not run (bad usage, a change refused without --yes, a change
+could not be written).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import click
 
 from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_option, run_env_options, stage_options,
-                                     torch_timeout_option)
+                                     target_args, torch_timeout_option)
 
 LATEST = "latest"
 RECHECKED = {"resolved": "resolved (no longer reported)",
@@ -66,8 +67,6 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
         _history(root, as_json)
     if undo is not None:
         _undo(root, None if undo == LATEST else undo, yes, as_json)
-    if not dry_run and not yes and not _interactive():
-        raise DoctorUsageError("refusing to change anything in a non-interactive run without --yes (preview with --dry-run)")
     if from_file is not None and not dry_run:
         raise DoctorUsageError("--from replays a snapshot: fix can only preview it; add --dry-run")
     if from_file is not None and python:
@@ -81,7 +80,8 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             raise DoctorUsageError(f"--shell {shell_name}: unknown shell (one of {', '.join(SHELLS)})")
 
     run_target = chosen_run_env(unit, user_unit, kernel, from_file)
-    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives), run_target)
+    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives), run_target,
+                              show_progress=not as_json)
     plan = report.diagnosis.plan
     unknown = [i for i in only if i not in _known_ids(report)]
     if unknown:
@@ -93,7 +93,7 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     ctx = _context(report, facts, from_file, shell, allow_install)
     target = report.target.get("python", "the target interpreter")
     if not plan:
-        _nothing_to_fix(report, only, as_json, ctx, target)
+        _nothing_to_fix(report, only, as_json, ctx, target, dry_run)
 
     from rocm_doctor.fix import render
     from rocm_doctor.fix.changes import APPLY, preview_all
@@ -106,14 +106,17 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             _echo_lines(render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose))
             if not only:
                 _echo_lines(render.alternative_lines(report.diagnosis))
-            click.echo("Dry run: nothing was changed. To apply the steps marked 'will apply':")
-            click.echo("    rocm-doctor fix")
+            again = target_args(python, unit, user_unit, kernel) + [a for i in only for a in ("--only", i)]
+            again += ["--shell", shell_name] if shell_name else []
+            _echo_lines(render.dry_run_footer(previews, again, replayed=from_file is not None))
         raise SystemExit(EXIT_OK)
 
-    if not as_json:
-        _echo_lines(render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose))
     to_apply = [p for p in previews if p.action == APPLY]
     manual = [p for p in previews if p.action not in (APPLY, "already-applied")]
+    if to_apply and not yes and not _interactive():
+        raise DoctorUsageError("refusing to change anything in a non-interactive run without --yes (preview with --dry-run)")
+    if not as_json:
+        _echo_lines(render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose))
     if to_apply and not _confirm(f"Apply {len(to_apply)} change(s)?", yes):
         click.echo("Nothing was changed.", err=True)
         raise SystemExit(EXIT_PROBLEMS)
@@ -126,17 +129,20 @@ def _known_ids(report) -> set:
             | report.diagnosis.step_ids())
 
 
-def _diagnose(python, from_file, torch_timeout, stages, run_target=None):
-    from rocm_doctor.diagnose import Options, diagnose
-    from rocm_doctor.engine.engine import UnknownCheckError
-    from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes import TargetError
+def _diagnose(python, from_file, torch_timeout, stages, run_target=None, show_progress=True):
+    from rocm_doctor.cli.progress import stage_progress
 
-    try:
-        return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
-                                run_target=run_target))
-    except (SnapshotError, TargetError, UnknownCheckError) as exc:
-        raise DoctorUsageError(str(exc)) from None
+    with stage_progress(enabled=show_progress, first="diagnosing: loading the checks") as progress:
+        from rocm_doctor.diagnose import Options, diagnose
+        from rocm_doctor.engine.engine import UnknownCheckError
+        from rocm_doctor.facts.snapshot import SnapshotError
+        from rocm_doctor.probes import TargetError
+
+        try:
+            return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
+                                    run_target=run_target, progress=progress))
+        except (SnapshotError, TargetError, UnknownCheckError) as exc:
+            raise DoctorUsageError(str(exc)) from None
 
 
 def _context(report, facts, from_file, shell, allow_install):
@@ -164,7 +170,8 @@ def _context(report, facts, from_file, shell, allow_install):
     )
 
 
-def _nothing_to_fix(report, only, as_json, ctx, target):
+def _nothing_to_fix(report, only, as_json, ctx, target, dry_run):
+    """No plan: a preview has done its job (0); a fix leaves the open findings to the user (1), or had none (0)."""
     from rocm_doctor.engine.model import Status
 
     open_findings = [f for f in report.findings if f.status in (Status.FAIL, Status.WARN)]
@@ -182,7 +189,7 @@ def _nothing_to_fix(report, only, as_json, ctx, target):
             click.echo(f"  [{finding.status.value}] {finding.title}: {finding.message}")
     else:
         click.echo("Nothing to fix: no check failed or warned.")
-    raise SystemExit(EXIT_PROBLEMS if open_findings else EXIT_OK)
+    raise SystemExit(EXIT_PROBLEMS if open_findings and not dry_run else EXIT_OK)
 
 
 def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, manual_left,
@@ -220,7 +227,10 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
 
         checks = sorted({c for r in checked for c in r.preview.item.checks})
         env = new_environment(ctx, [r.preview for r in checked])
-        verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120, run_target=run_target)
+        from rocm_doctor.cli.progress import stage_progress
+
+        with stage_progress(enabled=not as_json, first="re-checking in a fresh process with the new environment"):
+            verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120, run_target=run_target)
     rechecked = {} if no_verify or outcome.error else findings_after(verification, effective)
     still_failing = [f for f, status in rechecked.items() if not is_fixed(status)]
 

@@ -13,7 +13,8 @@ from rocm_doctor.cli.options import force_option, refuse_to_overwrite
 
 @click.group("fleet", cls=DoctorGroup)
 def command():
-    """Fleet reports over many nodes (launch with `torchrun ... -m rocm_doctor.distributed`; see docs/distributed.md)."""
+    """Fleet reports over many nodes (launch with `torchrun ... -m rocm_doctor.distributed`; `python -m
+    rocm_doctor.distributed --help` lists its options)."""
 
 
 @command.command("diff")

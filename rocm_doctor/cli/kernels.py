@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError, console
-from rocm_doctor.cli.options import Seconds, exit_for, fail_on_option, force_option, python_option, refuse_to_overwrite
+from rocm_doctor.cli.options import (DeviceChoice, Seconds, exit_for, fail_on_option, force_option, python_option,
+                                     refuse_to_overwrite)
 
 CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", "norm", "pooling", "softmax",
               "embedding", "index", "sort", "fft", "rng", "sdpa", "autocast", "jit", "streams", "devices")
@@ -20,7 +21,7 @@ CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", 
 @click.option("--only", multiple=True, metavar="CATEGORY",
               help=f"Run only this category (repeatable): {', '.join(CATEGORIES)}.")
 @python_option
-@click.option("--device", type=click.Choice(["cuda", "cpu"]), default="cuda", show_default=True,
+@click.option("--device", type=DeviceChoice(), default="cuda", show_default=True,
               help="cuda = the GPU (also ROCm); cpu exercises the harness without a GPU.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the JSON result to this file.")
@@ -60,7 +61,12 @@ def command(as_json, only, python, device, output, force, case_timeout, no_profi
         library_logs="never" if no_logs or device == "cpu" else "always", override_ab=not no_ab and device != "cpu",
         case_timeout_s=case_timeout, env=env, platform_os=platform_os,
     )
-    stage = confirm(facts, options)
+    from rocm_doctor.cli.progress import stage_progress
+
+    where = "the CPU" if device == "cpu" else "the GPU"
+    with stage_progress(enabled=not as_json, first=f"running the operator kernels on {where} in child processes of "
+                                                    f"{interpreter} (each imports torch first)"):
+        stage = confirm(facts, options)
     findings = [f for f in judge([], facts, stage)]
     from rocm_doctor.engine import diagnosis, relations
     from rocm_doctor.engine.registry import load_registry

@@ -12,7 +12,7 @@ from typing import Optional
 import click
 
 from rocm_doctor import __version__
-from rocm_doctor.cli.app import EXIT_CANNOT_RUN, DoctorGroup, keep_words_whole
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_CLOSED_PIPE, DoctorGroup, keep_words_whole
 
 # command name -> module defining `command`
 COMMANDS = {
@@ -73,27 +73,30 @@ def _printing(exc: BaseException) -> bool:
     return innermost.endswith(("/click/utils.py", "/rich/console.py"))
 
 
-def _stdout_failed(exc: Optional[OSError] = None) -> bool:
-    """Whether standard output lost what was written to it (a full disk, `> /dev/full`, a closed pipe); if so it
-    says so in one line and gets out of the way, so that shutting down does not fail a second time."""
+def _stdout_failed(exc: Optional[OSError] = None) -> Optional[int]:
+    """The exit code when standard output lost what was written to it, else None. A closed pipe (the reader, such
+    as `head`, had enough) is not a result of the diagnosis: it ends quietly with the shell's SIGPIPE code, not with
+    a contract code; a full disk or `> /dev/full` says so in one line (2). Either way standard output then gets out
+    of the way, so that shutting down does not fail a second time."""
     if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # click met a closed pipe and said nothing
-        return True
+        return EXIT_CLOSED_PIPE
     try:
         sys.stdout.flush()
     except ValueError:  # closed
-        return False
+        return None
     except OSError as flush_exc:
         exc = flush_exc
     else:
         if exc is None or not _printing(exc):
-            return False
+            return None
     try:
         sys.stdout = open(os.devnull, "w")
     except OSError:
         pass
-    if exc.errno != errno.EPIPE:
-        click.echo(f"rocm-doctor: error: cannot write to standard output: {exc.strerror or exc}", err=True)
-    return True
+    if exc.errno == errno.EPIPE:
+        return EXIT_CLOSED_PIPE
+    click.echo(f"rocm-doctor: error: cannot write to standard output: {exc.strerror or exc}", err=True)
+    return EXIT_CANNOT_RUN
 
 
 def main() -> None:
@@ -111,16 +114,19 @@ def main() -> None:
                    err=True)
         sys.exit(128 + exc.signum)
     except SystemExit as exc:
-        if _stdout_failed():
-            sys.exit(EXIT_CANNOT_RUN)
+        failed = _stdout_failed()
+        if failed is not None:
+            sys.exit(failed)
         raise exc
     except OSError as exc:
-        if _stdout_failed(exc):
-            sys.exit(EXIT_CANNOT_RUN)
+        failed = _stdout_failed(exc)
+        if failed is not None:
+            sys.exit(failed)
         click.echo(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
         sys.exit(EXIT_CANNOT_RUN)
     except Exception as exc:  # last resort: never a traceback for the user
         click.echo(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
         sys.exit(EXIT_CANNOT_RUN)
-    if _stdout_failed():
-        sys.exit(EXIT_CANNOT_RUN)
+    failed = _stdout_failed()
+    if failed is not None:
+        sys.exit(failed)

@@ -26,11 +26,28 @@ class Seconds(click.ParamType):
         return seconds
 
 
+class DeviceChoice(click.Choice):
+    """cuda or cpu; torch names a ROCm GPU "cuda" too, so `rocm` (or `gpu`, `hip`) is answered with that."""
+
+    ALIASES = ("rocm", "hip", "gpu", "amd", "nvidia")
+
+    def __init__(self) -> None:
+        super().__init__(["cuda", "cpu"])
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.lower() in self.ALIASES:
+            self.fail(f"{value!r} is not a device name here: use --device cuda, which is every GPU torch sees "
+                      "(a ROCm build of torch calls AMD GPUs cuda too)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 python_option = click.option(
     "--python",
     "python",
     metavar="PATH",
-    help="Interpreter whose torch to diagnose (default: the active virtual/conda environment's, else this one).",
+    help="Interpreter whose torch to diagnose: a path, or a name looked up on PATH (python3). Default: the active "
+         "virtual/conda environment's; else, where rocm-doctor's own environment holds no torch (pipx, uv tool, a "
+         "venv of its own), the python3 on PATH; else rocm-doctor's own.",
 )
 torch_timeout_option = click.option(
     "--torch-timeout",
@@ -83,6 +100,16 @@ def chosen_run_env(unit, user_unit, kernel, from_file) -> dict | None:
         raise DoctorUsageError(f"{flag} {name!r}: not a {'kernel' if flag == '--kernel' else 'unit'} name")
     return {"kind": "jupyter" if flag == "--kernel" else "systemd", "name": name.strip(),
             "scope": "user" if flag == "--user-unit" else "system"}
+
+
+def target_args(python=None, unit=None, user_unit=None, kernel=None, from_file=None) -> list[str]:
+    """The options that chose what was diagnosed, for a footer's next command to diagnose the same thing."""
+    args = []
+    for flag, value in (("--from", from_file), ("--python", python), ("--unit", unit), ("--user-unit", user_unit),
+                        ("--kernel", kernel)):
+        if value:
+            args += [flag, str(value)]
+    return args
 
 
 def stage_options(command):

@@ -21,6 +21,14 @@ VERDICTS = {
 }
 HEALTHY = ("healthy", "Healthy")
 NO_GPU = ("no-gpu", "No GPU found")
+# what to look at when no GPU is seen at all (docs/guide.md's verdict table says the same)
+NO_GPU_HINTS = ("the card is seated", "the driver is loaded", "a container was given the GPU devices",
+                "WSL has the GPU driver")
+
+
+def verdict_word(verdict: str) -> str:
+    """The words a user reads for a verdict key ("works-with-problems" -> "Works, with problems")."""
+    return dict([*VERDICTS.values(), HEALTHY, NO_GPU]).get(verdict, verdict)
 
 
 @dataclass
@@ -76,7 +84,8 @@ class Diagnosis:
 
 def build(findings: list[Finding], no_gpu: Optional[str] = None) -> Diagnosis:
     """The Diagnosis of linked findings: root causes ranked, symptoms grouped, one conflict-free plan. `no_gpu`
-    says what showed that the machine has no GPU at all: then "healthy" would mislead, so the verdict says that."""
+    says what showed that the machine has no GPU at all: then neither "healthy" nor "works, with problems" (which say
+    torch uses a GPU) nor "broken" fits, so the verdict says that; a check that could not run still wins."""
     index = {f.id: f for f in findings}
     problems = [f for f in findings if f.is_problem]
     groups: dict[str, list[str]] = {}
@@ -92,8 +101,10 @@ def build(findings: list[Finding], no_gpu: Optional[str] = None) -> Diagnosis:
     for root in roots:
         _plan_root(root, builder)
     worst = max((f.status for f in problems), key=lambda s: s.rank) if problems else None
-    verdict, word = VERDICTS.get(worst, NO_GPU if no_gpu else HEALTHY)
-    headline = f"{word}: {no_gpu}" if verdict == NO_GPU[0] else _headline(word, roots)
+    verdict, word = NO_GPU if no_gpu and worst is not Status.ERROR else VERDICTS.get(worst, HEALTHY)
+    headline = _headline(word, roots)
+    if verdict == NO_GPU[0]:
+        headline = f"{word}: {no_gpu}" + (f"; {headline[len(word) + 2:]}" if roots else ".")
     return Diagnosis(verdict, headline, roots, builder.plan)
 
 
@@ -139,3 +150,8 @@ def _headline(word: str, roots: list[RootCause]) -> str:
     causes = f"{len(roots)} problem{'s' if len(roots) != 1 else ''} to fix"
     also = f" (explaining {explained} other finding{'s' if explained != 1 else ''})" if explained else ""
     return f"{word}: {causes}{also}."
+
+
+def hint(verdict: str) -> str:
+    """What the user should look at for this verdict (only "No GPU found" has a hint)."""
+    return f"Check that {', '.join(NO_GPU_HINTS)}." if verdict == NO_GPU[0] else ""

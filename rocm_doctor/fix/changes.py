@@ -127,7 +127,8 @@ class Preview:
     env_new: Optional[str] = None
     write: Optional[Write] = None
     session: list = field(default_factory=list)  # commands for the running shell
-    manual: list = field(default_factory=list)  # commands to do it by hand
+    manual: list = field(default_factory=list)  # commands to do it by hand, each whole and runnable
+    instructions: list = field(default_factory=list)  # what to do by hand that is no command (edit a file)
 
     @property
     def step(self) -> S.Step:
@@ -136,7 +137,8 @@ class Preview:
     def to_dict(self, ctx: Context) -> dict[str, Any]:
         out = self.item.to_dict()
         out.update({"action": self.action, "why": self.why, "after": self.step.after,
-                    "session_commands": list(self.session), "manual_commands": list(self.manual)})
+                    "session_commands": list(self.session), "manual_commands": list(self.manual),
+                    "manual_instructions": list(self.instructions)})
         if self.variable:
             out["variable"] = {"name": self.variable, "current": self.env_old, "new": self.env_new}
         out["change"] = self.write.to_dict(ctx) if self.write else None
@@ -218,7 +220,10 @@ def _preview_env(item: PlanItem, step: S._EnvStep, ctx: Context, state: State) -
     if step.scope != "user":
         result.action = ALREADY if step.scope == "process" and old == new else PRINT
         result.why = step.why_manual
-        result.manual = list(result.session) if step.scope == "process" else _machine_lines(step, ctx, new)
+        if step.scope == "process":
+            result.manual = list(result.session)
+        else:
+            result.manual, result.instructions = _machine_lines(step, ctx, new)
         return result
     if ctx.windows:
         return _preview_registry(result, step, ctx, state)
@@ -233,7 +238,7 @@ def _preview_rc(result: Preview, step: S._EnvStep, ctx: Context, state: State) -
     old_code = rcfile.code_for(text, key)
     new_text = rcfile.with_entry(text, key, code)
     result.write = FileWrite(path, old_bytes, rcfile.encode(new_text), old_code, code)
-    result.manual = [f"add to {ctx.show_path(path)}: {code}"]
+    result.instructions = [f"add to {ctx.show_path(path)}: {code}"]
     if old_code == code:
         result.action = ALREADY
     return result
@@ -254,7 +259,7 @@ def _preview_program(item: PlanItem, step: S.Step, ctx: Context, state: State) -
     result = Preview(item, APPLY, variable=step.name, env_old=ctx.target_env.get(step.name), env_new=step.value)
     result.write = FileWrite(path, old, new, old_code, new_code, kind="drop-in" if unit else "kernel.json",
                              needs_root=unit and not step.user)
-    result.manual = [f"in {ctx.show_path(path)}: {new_code}"]
+    result.instructions = [f"in {ctx.show_path(path)}: {new_code}"]
     problem = write_problem(result.write, ctx) if old != new else None
     if old == new:
         result.action = ALREADY
@@ -267,12 +272,12 @@ def _preview_registry(result: Preview, step: S._EnvStep, ctx: Context, state: St
     if ctx.registry is None:  # e.g. previewing a Windows snapshot elsewhere: show how to do it by hand
         result.action = PRINT
         result.why = "the Windows registry is not reachable from here"
-        result.manual = _registry_manual(step, ctx, None)
+        result.manual, result.instructions = _registry_manual(step, ctx, None)
         return result
     current = state.read_reg(step.name)
     new = _registry_new(step, current, ctx)
     result.write = RegistryWrite(step.name, current, new)
-    result.manual = _registry_manual(step, ctx, new)
+    result.manual, result.instructions = _registry_manual(step, ctx, new)
     if current == new:
         result.action = ALREADY
     return result
@@ -291,27 +296,29 @@ def _registry_new(step: S._EnvStep, current: Optional[RegValue], ctx: Context) -
     return RegValue(value, current.type if current else REG_EXPAND_SZ)
 
 
-def _registry_manual(step: S._EnvStep, ctx: Context, new: Optional[RegValue]) -> list[str]:
+def _registry_manual(step: S._EnvStep, ctx: Context, new: Optional[RegValue]) -> tuple[list[str], list[str]]:
+    """(commands, instructions) that make the registry change by hand."""
     shell = ctx.shell if ctx.shell in ("powershell", "cmd") else "powershell"
     if isinstance(step, S.SetEnv):
-        return shells.registry_lines(shell, "user", step.name, step.value, "%" in step.value)
+        return shells.registry_lines(shell, "user", step.name, step.value, "%" in step.value), []
     if isinstance(step, S.UnsetEnv):
-        return shells.registry_lines(shell, "user", step.name, None, False)
+        return shells.registry_lines(shell, "user", step.name, None, False), []
     if new is None:
-        return [f"edit {step.name} in System Properties > Environment Variables (user) and "
-                f"{'put ' + step.entry + ' first' if isinstance(step, S.PathPrepend) else 'remove ' + step.entry}"]
-    return shells.registry_lines(shell, "user", step.name, new.value, new.type == REG_EXPAND_SZ)
+        return [], [f"edit {step.name} in System Properties > Environment Variables (user) and "
+                    f"{'put ' + step.entry + ' first' if isinstance(step, S.PathPrepend) else 'remove ' + step.entry}"]
+    return shells.registry_lines(shell, "user", step.name, new.value, new.type == REG_EXPAND_SZ), []
 
 
-def _machine_lines(step: S._EnvStep, ctx: Context, new: Optional[str]) -> list[str]:
+def _machine_lines(step: S._EnvStep, ctx: Context, new: Optional[str]) -> tuple[list[str], list[str]]:
+    """(commands, instructions) that make a machine-wide change by hand."""
     if ctx.windows:
         shell = ctx.shell if ctx.shell in ("powershell", "cmd") else "powershell"
-        return [f"(as administrator) {line}" for line in shells.registry_step_lines(step, shell, "machine")]
+        return shells.registry_step_lines(step, shell, "machine"), ["run these as administrator"]
     if isinstance(step, S.SetEnv):
-        return [f"echo {shells.quote('sh', f'{step.name}={step.value}')} | sudo tee -a /etc/environment"]
+        return [f"echo {shells.quote('sh', f'{step.name}={step.value}')} | sudo tee -a /etc/environment"], []
     if isinstance(step, S.UnsetEnv):
-        return [f"sudo sed -i '/^{step.name}=/d' /etc/environment"]
-    return [f"edit {step.name} in /etc/environment as root so that it reads: {new or ''}"]
+        return [f"sudo sed -i '/^{step.name}=/d' /etc/environment"], []
+    return [], [f"edit {step.name} in /etc/environment as root so that it reads: {new or ''}"]
 
 
 def preview_all(items: list[PlanItem], ctx: Context) -> list[Preview]:

@@ -5,6 +5,7 @@ Functions return lines (no printing here), so the CLI owns the terminal and test
 
 from __future__ import annotations
 
+import shlex
 from typing import Any, Optional
 
 from rocm_doctor.fix.changes import ALREADY, APPLY, NEEDS_FLAG, Context, FileWrite, Preview, RegistryWrite
@@ -60,6 +61,7 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
                 lines.append("    to use it in this shell now:")
                 lines.extend(f"      {cmd}" for cmd in item.session)
         else:
+            lines.extend(f"    by hand: {text}" for text in item.instructions)
             if item.manual:
                 lines.append("    run:")
                 lines.extend(f"      {cmd}" for cmd in item.manual)
@@ -85,12 +87,33 @@ def _file_lines(item: Preview, write: FileWrite, ctx: Context) -> list[str]:
     return [f"    {ctx.show_path(write.path)} {where} {verb}: {write.new_code}"]
 
 
+def dry_run_footer(previews: list[Preview], again: list[str], replayed: bool) -> list[str]:
+    """The end of a preview: the command that applies what is marked to be applied (with the options that chose
+    the plan), and only that; a replayed snapshot's plan is for the machine it was recorded on."""
+    if replayed:
+        return ["Dry run of a replayed snapshot: nothing was changed. These steps are for the machine it was "
+                "recorded on; preview them there with `rocm-doctor fix --dry-run`."]
+    tail = "".join(f" {shlex.quote(a)}" for a in again)
+    lines = ["Dry run: nothing was changed."]
+    if any(p.action == APPLY for p in previews):
+        lines += ["To apply the steps marked 'will apply':", f"    rocm-doctor fix{tail}"]
+    also = " as well" if len(lines) > 1 else ""
+    for flag in dict.fromkeys(p.step.flag for p in previews if p.action == NEEDS_FLAG):
+        lines += [f"To apply the steps marked 'needs {flag}'{also}:", f"    rocm-doctor fix {flag}{tail}"]
+    if all(p.action == ALREADY for p in previews):
+        lines.append("Every step is already applied.")
+    elif not any(p.action in (APPLY, NEEDS_FLAG) for p in previews):
+        lines.append("rocm-doctor applies none of these steps itself: run the commands under 'run:' yourself.")
+    return lines
+
+
 def next_lines(previews: list[Preview]) -> list[str]:
     """What is left to the user after an apply: the steps fix does not carry out, in plan order, with their commands."""
     left = [p for p in previews if p.action not in (APPLY, ALREADY)]
     lines = ["Still to do (fix runs none of these):"] if left else []
     for item in left:
         lines.append(f"  {item.item.number}. {item.step.summary()}")
+        lines.extend(f"      by hand: {text}" for text in item.instructions)
         lines.extend(f"      {command}" for command in item.manual)
     return lines
 

@@ -27,7 +27,9 @@ def after_check(report: Any, facts: Facts, add: bool) -> Optional[str]:
     note = None
     if report.diagnosis.root_causes and store.folder(state).is_dir():
         try:
-            annotate(report, facts, store.newest_first(store.folder(state)), load_registry().checks)
+            mine = store.subject(facts.observations)
+            runs = (r for r in store.newest_first(store.folder(state)) if r.subject == mine)  # like with like
+            annotate(report, facts, runs, load_registry().checks)
         except Exception as exc:  # the history is an aid: a bug in reading it must not cost the user the report
             note = f"the run history could not be compared with this run ({type(exc).__name__}: {exc})"
     if add:

@@ -15,7 +15,7 @@ from rocm_doctor.compare import engine, fields, relevance
 from rocm_doctor.engine.model import Check
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.history import store
-from rocm_doctor.history.sides import Side
+from rocm_doctor.history.sides import Side, describe
 from rocm_doctor.report.redact import Redactor, local_identities
 from rocm_doctor.report.envelope import envelope
 
@@ -186,9 +186,11 @@ def document(older: Judged, newer: Judged, checks: Sequence[type[Check]], state:
                 for check, values in engine.status_differences([older.statuses, newer.statuses])]
     findings.sort(key=lambda f: (-relevance.rank_of(f["after"]) + relevance.rank_of(f["before"]), f["check"]))
     counted = sum(1 for item in items if item["relevance"] in COUNTED)
+    apart = older.side.subject != newer.side.subject
     a, b, between = Redactor(local_identities()).redact([_side(older), _side(newer),
                                                         fix_runs(state, older.side, newer.side)])
-    return envelope("diff", a=a, b=b, changes=items, same=same, findings=findings, fix_runs=between,
+    return envelope("diff", a=a, b=b, changes=items, same=same, findings=findings, different_subjects=apart,
+                    fix_runs=between,
                     summary={"relevant": counted, "other": len(items) - counted, "findings": len(findings)})
 
 
@@ -196,7 +198,8 @@ def _side(judged: Judged) -> dict[str, Any]:
     side, diagnosis = judged.side, judged.report.diagnosis
     return {"run": side.run_id, "source": side.source, "created_at": side.created_at, "chosen": side.chosen,
             "verdict": diagnosis.verdict, "verdict_then": side.verdict, "headline": diagnosis.headline,
-            "root_causes": [r.finding.id for r in diagnosis.root_causes]}
+            "root_causes": [r.finding.id for r in diagnosis.root_causes], "subject": side.subject,
+            "diagnosed": describe(side.subject)}
 
 
 def has_changes(doc: Mapping[str, Any]) -> bool:

@@ -34,6 +34,7 @@ class Side:
     created_at: Optional[str] = None
     verdict: Optional[str] = None  # as recorded at the time
     chosen: str = ""  # why this run, when it was not named
+    subject: Optional[dict] = None  # what the run diagnosed (store.subject_of)
 
     @property
     def name(self) -> str:
@@ -45,7 +46,7 @@ def _from_run(run: store.StoredRun, chosen: str = "") -> Side:
         observations = run.observations()
     except snapshot.SnapshotError as exc:
         raise HistoryError(str(exc)) from None
-    return Side(observations, "history", run.id, run.created_at, run.verdict, chosen)
+    return Side(observations, "history", run.id, run.created_at, run.verdict, chosen, run.subject)
 
 
 def from_file(path: Path) -> Side:
@@ -69,7 +70,8 @@ def from_file(path: Path) -> Side:
     inner = raw.get("snapshot") if isinstance(raw.get("snapshot"), dict) else raw
     created = inner.get("created_at") or raw.get("generated_at")
     verdict = (raw.get("diagnosis") or {}).get("verdict") if isinstance(raw.get("diagnosis"), dict) else None
-    return Side(observations, str(path), None, str(created) if created else None, verdict)
+    return Side(observations, str(path), None, str(created) if created else None, verdict,
+                subject=store.subject(observations))
 
 
 def local_date(run: store.StoredRun) -> Optional[_dt.date]:
@@ -103,6 +105,14 @@ def find(spec: str, runs: Sequence[store.StoredRun]) -> Side:
     raise HistoryError(f"{spec}: no such file, and no stored run with that id or date (`rocm-doctor diff --list`)")
 
 
+def describe(subject: Optional[dict]) -> str:
+    """A run's subject in words: "/venv/bin/python (ollama.service's environment, user alice)"."""
+    subject = subject or {}
+    extra = [f"the {subject['environment']} environment"] if subject.get("environment") else []
+    extra += [f"as {subject['user']}"] if subject.get("user") else []
+    return str(subject.get("python") or "an unknown Python") + (f" ({', '.join(extra)})" if extra else "")
+
+
 def _span(runs: Sequence[store.StoredRun]) -> str:
     if not runs:
         return "none is stored"
@@ -116,9 +126,10 @@ def _verdict_rank(verdict: Optional[str]) -> int:
 
 def baseline(runs: Sequence[store.StoredRun], newer: Side) -> Optional[store.StoredRun]:
     """The run to compare `newer` with when none is named: the last healthy run before it, else the last one with
-    a better verdict, else the one just before it."""
+    a better verdict, else the one just before it; only runs that diagnosed what `newer` diagnosed."""
     ids = [r.id for r in runs]
     before = list(runs[: ids.index(newer.run_id)]) if newer.run_id in ids else list(runs)
+    before = [r for r in before if r.subject == newer.subject]  # another venv's or user's run is no baseline
     for wanted in (lambda r: r.verdict == "healthy", lambda r: _verdict_rank(r.verdict) < _verdict_rank(newer.verdict)):
         chosen = [r for r in before if wanted(r)]
         if chosen:
@@ -137,6 +148,9 @@ def choose(a: Optional[str], b: Optional[str], runs: Sequence[store.StoredRun], 
     if a is not None:
         return find(a, runs), newer
     base = baseline(runs, newer)
+    if base is None and len(runs) > 1:
+        raise HistoryError(f"no earlier stored run diagnosed {describe(newer.subject)}: nothing to compare the "
+                           "newest run with (`rocm-doctor diff --list` shows what each run diagnosed; name two)")
     if base is None:
         raise HistoryError(f"only one run is stored in {where}: nothing to compare it with yet "
                            "(name a snapshot or report file, or run `rocm-doctor check` again later)")

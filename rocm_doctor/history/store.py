@@ -27,6 +27,7 @@ from typing import Any, Iterator, Mapping, Optional
 from rocm_doctor import __version__, inputfile, safefile
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.facts.keys import REQUEST_KEY
 from rocm_doctor.parsers import json_text, secret_values
 
 FOLDER = "history"
@@ -58,8 +59,32 @@ class StoredRun:
         return snapshot.from_dict(self.raw, source=str(self.path))
 
     @property
+    def subject(self) -> dict[str, Optional[str]]:
+        """What this run diagnosed (see `subject`), read from its stored observations."""
+        inner = (self.raw.get("snapshot") or {}).get("observations")
+        return subject_of(inner if isinstance(inner, Mapping) else {})
+
+    @property
     def when(self) -> Optional[_dt.datetime]:
         return parse_time(self.created_at)
+
+
+def subject_of(observations: Mapping[str, Any]) -> dict[str, Optional[str]]:
+    """What a run diagnosed, from its observations in their stored form: the interpreter, the service or Jupyter
+    kernel whose environment was judged (`--unit`, `--user-unit`, `--kernel`) and the user it ran as. Only runs
+    of the same subject compare like with like: another venv's or another user's run differs in everything."""
+    target = observations.get("target") if isinstance(observations.get("target"), Mapping) else {}
+    probes = observations.get("probes") if isinstance(observations.get("probes"), Mapping) else {}
+    env = observations.get("env") if isinstance(observations.get("env"), Mapping) else {}
+    request = probes.get(REQUEST_KEY) if isinstance(probes.get(REQUEST_KEY), Mapping) else {}
+    judged = " ".join(str(request[k]) for k in ("kind", "scope", "name") if request.get(k)) or None
+    user = env.get("USER") or env.get("USERNAME") or env.get("LOGNAME")
+    return {"python": target.get("python"), "environment": judged, "user": str(user) if user else None}
+
+
+def subject(observations: Observations) -> dict[str, Optional[str]]:
+    """`subject_of` for live observations."""
+    return subject_of({"target": observations.target, "probes": observations.probes, "env": observations.env})
 
 
 def parse_time(text: Any) -> Optional[_dt.datetime]:

@@ -1,5 +1,6 @@
 """Chooses the interpreter to diagnose: --python, else the active virtual or conda environment, else, when
-rocm-doctor runs from the environment pipx or `uv tool` made for it, the python on PATH, else our own. Also says
+rocm-doctor runs from the environment pipx or `uv tool` made for it or from any virtual environment that holds no
+torch (one made for it alone, as on a PEP 668 system), the python on PATH, else our own. Also says
 what made the target's environment (uv; pipx or uv tool), which decides how the advice installs into it."""
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def choose_python(explicit: Optional[str], env: Mapping[str, str]) -> tuple[str,
     """Return (interpreter path, why it was chosen)."""
     if explicit:
         try:
-            return _explicit_python(explicit)
+            return _explicit_python(explicit, env)
         except (OSError, RuntimeError, ValueError) as exc:  # a name too long, a symlink loop, a NUL byte
             if isinstance(exc, TargetError):
                 raise
@@ -53,7 +54,9 @@ def choose_python(explicit: Optional[str], env: Mapping[str, str]) -> tuple[str,
         unusable.append(variable)
     tool = tool_environment(own_prefix)
     if tool and not unusable:
-        return _beside_tool(tool, env, own_prefix)
+        return _beside_tool(f"the environment {tool} made for it", env, own_prefix)
+    if not unusable and _own_venv_lacks_torch():
+        return _beside_tool(f"{own_prefix}, a virtual environment without torch", env, own_prefix)
     if unusable:
         return sys.executable, (f"the interpreter rocm-doctor runs in; {' and '.join(unusable)} "
                                 f"{'is' if len(unusable) == 1 else 'are'} set but hold{'s' if len(unusable) == 1 else ''} "
@@ -61,8 +64,13 @@ def choose_python(explicit: Optional[str], env: Mapping[str, str]) -> tuple[str,
     return sys.executable, "the interpreter rocm-doctor runs in; no virtual or conda environment is active"
 
 
-def _explicit_python(explicit: str) -> tuple[str, str]:
+def _explicit_python(explicit: str, env: Mapping[str, str]) -> tuple[str, str]:
     path = Path(explicit).expanduser()
+    if not path.exists() and os.sep not in explicit and "/" not in explicit:  # a bare name: as a shell finds it
+        found = shutil.which(explicit, path=env.get("PATH"))
+        if found:
+            return found, f"given with --python ({explicit} on PATH)"
+        raise TargetError(f"--python {explicit}: no such file, and no {explicit} on PATH")
     if not path.exists():
         raise TargetError(f"--python {explicit}: no such file")
     if path.is_dir():
@@ -102,15 +110,30 @@ def environment_of(python: str) -> dict:
     return out
 
 
-def _beside_tool(tool: str, env: Mapping[str, str], own_prefix: Path) -> tuple[str, str]:
-    """The python the user runs (py -3 on Windows, python3 or python on PATH) instead of the tool's own."""
+def _own_venv_lacks_torch() -> bool:
+    """Whether rocm-doctor runs in a virtual environment of its own that cannot import torch (one made for it, as
+    the README's PEP 668 path does): like a pipx one, it is not where the user's torch is. find_spec only looks for
+    the package; nothing of torch is imported."""
+    import importlib.util
+
+    if sys.prefix == getattr(sys, "base_prefix", sys.prefix):
+        return False
+    try:
+        return importlib.util.find_spec("torch") is None
+    except (ImportError, ValueError):
+        return False
+
+
+def _beside_tool(where: str, env: Mapping[str, str], own_prefix: Path) -> tuple[str, str]:
+    """The python the user runs (py -3 on Windows, python3 or python on PATH) instead of the tool's own; `where`
+    says what rocm-doctor's own environment is."""
     found = _users_python(env, own_prefix)
     if found:
         name, path = found
-        return path, (f"{name} on PATH: rocm-doctor runs from the environment {tool} made for it, which holds no "
-                      "torch; --python PATH diagnoses another interpreter")
-    return sys.executable, (f"the interpreter rocm-doctor runs in, in the environment {tool} made for it (no other "
-                            "python3 or python on PATH); --python PATH diagnoses the one that holds torch")
+        return path, (f"{name} on PATH: rocm-doctor runs from {where}, which holds no torch; --python PATH "
+                      "diagnoses another interpreter")
+    return sys.executable, (f"the interpreter rocm-doctor runs in, in {where} (no other python3 or python on PATH); "
+                            "--python PATH diagnoses the one that holds torch")
 
 
 def _users_python(env: Mapping[str, str], own_prefix: Path) -> Optional[tuple[str, str]]:

@@ -1,5 +1,7 @@
 """Where GPU variables are set for every new shell: lines of ~/.bashrc, ~/.zshrc, ~/.profile, ~/.bash_profile,
-fish's config and /etc/environment that set HSA_OVERRIDE_GFX_VERSION*, *_VISIBLE_DEVICES or HIP_PLATFORM.
+fish's config and /etc/environment that name a variable of rocm_doctor.knowledge.gpu_env_vars (the override, the
+visibility variables, the legacy HIP values, the logging and speed switches): a check that unsets one of them also
+unsets it for new shells where such a line sets it.
 
 Only the matching lines are recorded (never the whole file: rc files hold tokens and other secrets), and in them
 the values of secret assignments and options (`HF_TOKEN='…'`, `--wandb-key=…`, `curl -u user:pass`, URL user
@@ -11,23 +13,25 @@ import os
 import re
 
 from rocm_doctor.facts.keys import SHELL_RC_KEY as KEY
+from rocm_doctor.knowledge import gpu_env_vars
 from rocm_doctor.parsers import shell_secrets
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
 FILES = ("~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zshenv", "~/.config/fish/config.fish",
          "/etc/environment")
-VARIABLE = re.compile(r"\b(HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|"
-                      r"CUDA_VISIBLE_DEVICES|HIP_PLATFORM)\b")
+NAME = re.compile(r"\b[A-Z][A-Z0-9_]*\b")
 
 
 def matching_lines(text: str) -> list[tuple[int, str, str]]:
-    """(line number, variable, line with its secrets masked) for uncommented lines naming a watched variable."""
+    """(line number, variable, line with its secrets masked) for uncommented lines naming a watched variable, one
+    entry per variable the line names."""
     hits = []
     for number, line in enumerate(text.splitlines(), 1):
-        match = VARIABLE.search(line)
-        if match and not line.lstrip().startswith("#"):
-            hits.append((number, match.group(1), shell_secrets.mask(line.strip())[:300]))
+        if line.lstrip().startswith("#"):
+            continue
+        names = [n for n in dict.fromkeys(NAME.findall(line)) if gpu_env_vars.matters(n)]
+        hits += [(number, name, shell_secrets.mask(line.strip())[:300]) for name in names]
     return hits
 
 

@@ -11,6 +11,8 @@ from typing import Any, Mapping
 from rich.console import Console
 from rich.text import Text
 
+from rocm_doctor.engine.diagnosis import verdict_word
+
 HOW = {"requires": "it requires this fact", "reads": "it reads this fact",
        "changes its verdict": "with the earlier value its verdict differs"}
 SHORT = 160  # a value longer than this is cut in the terminal (the JSON has it whole)
@@ -79,7 +81,8 @@ def run_list_lines(rows: list[Mapping[str, Any]], markdown: bool = False) -> lis
     lines = []
     for row in rows:
         causes = ", ".join(map(str, row.get("root_causes") or [])) or "-"
-        line = f"{row['run']}  {when(row.get('created_at'))}  {str(row.get('verdict')):<20} {causes}"
+        line = (f"{row['run']}  {when(row.get('created_at'))}  {verdict_word(str(row.get('verdict'))):<30} "
+                f"{row.get('diagnosed') or '?'}  {causes}")
         lines.append(f"- {_esc(line)}" if markdown else line)
     return lines
 
@@ -87,14 +90,24 @@ def run_list_lines(rows: list[Mapping[str, Any]], markdown: bool = False) -> lis
 def _run_line(label: str, side: Mapping[str, Any]) -> str:
     name = side.get("run") or side.get("source")
     then = side.get("verdict_then")
-    verdict = str(side.get("verdict")) + (f" (recorded then: {then})" if then and then != side.get("verdict") else "")
+    verdict = verdict_word(str(side.get("verdict"))) + (
+        f" (recorded then: {verdict_word(then)})" if then and then != side.get("verdict") else "")
     chosen = f" — {side['chosen']}" if side.get("chosen") else ""
     return f"  {label}  {name}  {when(side.get('created_at'))}  {verdict}{chosen}"
+
+
+def apart_lines(doc: Mapping[str, Any]) -> list[str]:
+    """Two runs that diagnosed different things (two venvs, a service and a shell, two users): what each was."""
+    a, b = doc.get("a") or {}, doc.get("b") or {}
+    return ["A and B diagnosed different things, so nearly every fact differs; compare runs of the same one:",
+            f"  A diagnosed {a.get('diagnosed')}", f"  B diagnosed {b.get('diagnosed')}"]
 
 
 def _summary_line(doc: Mapping[str, Any]) -> str:
     summary = doc.get("summary") or {}
     relevant, other, findings = summary.get("relevant", 0), summary.get("other", 0), summary.get("findings", 0)
+    if doc.get("different_subjects"):
+        return f"A and B diagnosed different things; {findings} check(s) differ in their verdict."
     if not relevant and not findings:
         return "No relevant change" + (f" ({other} other change(s) that no check needs)." if other else ".")
     return f"{relevant} relevant change(s), {other} other; {findings} check(s) changed their verdict."
@@ -108,8 +121,13 @@ def render_human(doc: Mapping[str, Any], console: Console) -> None:
     shown = [i for i in items if i.get("relevance") != "other"]
     others = [i for i in items if i.get("relevance") == "other"]
     console.print()
-    console.print(Text("WHAT CHANGED, MOST RELEVANT FIRST", style="bold underline"))
-    if not shown:
+    if doc.get("different_subjects"):  # every fact differs between two environments: a list would say nothing
+        for n, line in enumerate(apart_lines(doc)):
+            console.print(Text(line, style="bold" if n == 0 else ""), soft_wrap=True)
+        shown, others = [], []
+    else:
+        console.print(Text("WHAT CHANGED, MOST RELEVANT FIRST", style="bold underline"))
+    if not shown and not doc.get("different_subjects"):
         console.print(Text("  nothing in torch, ROCm, the driver, the kernel, the GPUs or the GPU variables"))
     for number, item in enumerate(shown, 1):
         style = "bold" if item.get("checks") else ""
@@ -147,15 +165,17 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         side = doc.get(label) or {}
         chosen = f" — {side['chosen']}" if side.get("chosen") else ""
         lines.append(f"| {label.upper()} | {_esc(side.get('run') or side.get('source'))} | "
-                     f"{_esc(when(side.get('created_at')))} | {_esc(side.get('verdict'))}{_esc(chosen)} |")
-    lines += ["", "#### What changed, most relevant first", ""]
-    items = doc.get("changes") or []
+                     f"{_esc(when(side.get('created_at')))} | {_esc(verdict_word(str(side.get('verdict'))))}{_esc(chosen)} |")
+    items = [] if doc.get("different_subjects") else doc.get("changes") or []
     shown = [i for i in items if i.get("relevance") != "other"]
-    if shown:
-        lines += ["| # | Change | Why it matters |", "|---|---|---|"]
+    if doc.get("different_subjects"):
+        lines += [""] + [_esc(line.strip()) for line in apart_lines(doc)]
+    elif shown:
+        lines += ["", "#### What changed, most relevant first", "", "| # | Change | Why it matters |", "|---|---|---|"]
         lines += [f"| {n} | {_esc(change_text(i))} | {_esc(why_text(i))} |" for n, i in enumerate(shown, 1)]
     else:
-        lines.append("Nothing in torch, ROCm, the driver, the kernel, the GPUs or the GPU variables.")
+        lines += ["", "#### What changed, most relevant first", "",
+                  "Nothing in torch, ROCm, the driver, the kernel, the GPUs or the GPU variables."]
     others = [str(i["field"]) for i in items if i.get("relevance") == "other"]
     if others:
         lines += ["", "Other changes (no check needs them): " + _esc(", ".join(others))]

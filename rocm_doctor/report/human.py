@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
+from typing import Sequence
+
 from rich.console import Console
 from rich.text import Text
 
+from rocm_doctor.engine.diagnosis import hint, verdict_word
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.plan import step_id
 from rocm_doctor.engine.steps import FLAG
@@ -38,20 +42,16 @@ def _marker(status: Status, plain: bool) -> Text:
 
 
 def summary_line(report: Report) -> str:
+    """The footer: the headline's verdict word with the counts, so the two never disagree."""
     counts = report.summary()
     order = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO, Status.OK, Status.SKIP)
     parts = [f"{counts[s.value]} {s.value}" for s in order if counts[s.value]]
-    worst = report.worst()
-    verdict = {
-        Status.FAIL: "Problems found",
-        Status.ERROR: "Some checks could not run",
-        Status.WARN: "Works, with warnings",
-    }.get(worst, "No problems found")
-    return f"{verdict}: {', '.join(parts) or 'no findings'}"
+    return f"{verdict_word(report.diagnosis.verdict)}: {', '.join(parts) or 'no findings'}"
 
 
-def render(report: Report, console: Console, verbose: bool = False) -> None:
-    """Verdict, then "What is wrong" (root causes with their plan and symptoms), then the per-area detail."""
+def render(report: Report, console: Console, verbose: bool = False, again: Sequence[str] = ()) -> None:
+    """Verdict, then "What is wrong" (root causes with their plan and symptoms), then the per-area detail. `again`:
+    the options that chose what was diagnosed, which the footer's commands repeat."""
     plain = console.no_color or not console.is_terminal
     target = report.target
     header = f"rocm-doctor — {report.platform.get('system') or report.platform.get('os', '')} {report.platform.get('release') or ''}".rstrip()
@@ -66,6 +66,8 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     console.print()
     data = report.to_dict()
     _hang(console, "", Text(report.diagnosis.headline), "bold")
+    if hint(report.diagnosis.verdict):
+        _hang(console, "", Text(hint(report.diagnosis.verdict)))
     roots = diagnosis_view.build(data)
     if roots:
         console.print()
@@ -80,7 +82,7 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
             continue
         areas.setdefault(finding.area, []).append(finding)
     for area, findings in areas.items():
-        console.print(Text(area.upper(), style="bold underline"))
+        console.print(Text(heading(area), style="bold underline"))
         for finding in findings:
             _render_finding(console, finding, plain, verbose, finding.id in folded, diagnosis_view.shell_of(data))
         console.print()
@@ -94,10 +96,38 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
         console.print(Text(f"{skipped} check(s) skipped; -v shows why.", style="dim"))
     console.print(Text(summary_line(report), style="bold"))
     if report.diagnosis.plan:
-        console.print("To see every change of this plan, then apply it:")
-        _command(console, "rocm-doctor fix --dry-run")
-        installs = any(item.step.mode == FLAG for item in report.diagnosis.plan.items)
-        _command(console, "rocm-doctor fix --allow-install" if installs else "rocm-doctor fix")
+        for line in next_commands(report, again):
+            if line.startswith("rocm-doctor "):
+                _command(console, line)
+            else:
+                console.print(Text(line))
+
+
+def next_commands(report: Report, again: Sequence[str] = ()) -> list[str]:
+    """The footer under a plan: preview it, then apply it. A replayed report's plan is for the machine it was
+    recorded on, so only its preview is offered: `fix` here would act on this machine."""
+    args = " ".join(shlex.quote(a) for a in again)
+    tail = f" {args}" if args else ""
+    if report.source != "live":
+        return ["To see every change of this plan (for the machine it was recorded on; run fix there):",
+                f"rocm-doctor fix --dry-run{tail}"]
+    installs = any(item.step.mode == FLAG for item in report.diagnosis.plan.items)
+    return ["To see every change of this plan, then apply it:", f"rocm-doctor fix --dry-run{tail}",
+            f"rocm-doctor fix{' --allow-install' if installs else ''}{tail}"]
+
+
+def heading(area: str) -> str:
+    """An area's heading in words ("kernel-log" -> "KERNEL LOG"), not its key."""
+    return area.replace("-", " ").upper()
+
+
+def words(text: str, style: str = "") -> Text:
+    """Prose for the terminal: a `quoted` name (Markdown in the checks' texts, for the Markdown report) loses its
+    backticks and is shown in bold instead."""
+    out = Text(style=style)
+    for n, part in enumerate(text.split("`") if text.count("`") % 2 == 0 else [text]):
+        out.append(part, style="bold" if n % 2 else "")
+    return out
 
 
 def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
@@ -105,8 +135,8 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
     status = Status(finding.get("status", "fail"))
     lead = Text(f" {root.number}. ")
     lead.append_text(_marker(status, plain))
-    body = Text(f"{finding.get('title', '')}: ", style="bold")
-    body.append(str(finding.get("message", "")))
+    body = words(f"{finding.get('title', '')}: ", "bold")
+    body.append_text(words(str(finding.get("message", ""))))
     _hang(console, lead + Text(" "), body)
     for item in (finding.get("evidence") or [])[: None if verbose else 2]:
         _hang(console, "      evidence: ", Text(str(item)), "dim")
@@ -123,7 +153,7 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
         for n, step in enumerate(root.steps, 1):
             _render_step(console, f"{n}.", step)
     for advice in finding.get("remediation") or []:
-        _hang(console, "    advice: " if plain else "    → ", Text(str(advice)), "cyan")
+        _hang(console, "    advice: " if plain else "    → ", words(str(advice)), "cyan")
     for alt in root.alternatives:
         label = "workaround" if alt.workaround else "alternative"
         _hang(console, f"    Or ({label}): ", Text(alt.title), "cyan")
@@ -134,8 +164,9 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
     if root.symptoms:
         console.print(Text("    This also explains:", style="bold"))
         for symptom in root.symptoms:
-            mark = PLAIN_MARKERS[Status(symptom.get("status", "warn"))].strip()
-            _hang(console, f"      {mark} ", Text(f"{symptom.get('title', '')}: {symptom.get('message', '')}"))
+            mark = _marker(Status(symptom.get("status", "warn")), plain)  # the marks the rest of the screen uses
+            _hang(console, Text("      ") + mark + Text(" "),
+                  words(f"{symptom.get('title', '')}: {symptom.get('message', '')}"))
 
 
 def _render_step(console: Console, bullet: str, step) -> None:
@@ -171,8 +202,8 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
                     shell: str) -> None:
     lead = Text("  ")
     lead.append_text(_marker(finding.status, plain))
-    body = Text(f"{finding.title}: ", style="bold")
-    body.append(finding.message)
+    body = words(f"{finding.title}: ", "bold")
+    body.append_text(words(finding.message))
     _hang(console, lead + Text(" "), body)
     if diagnosed and not verbose:
         return  # its advice is under "What is wrong"
@@ -181,7 +212,7 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
             _render_step(console, "-", diagnosis_view.step_view(step, shell, step_id(step), planned=False))
     if finding.status in (Status.FAIL, Status.WARN, Status.ERROR) or verbose:
         for step in finding.remediation:
-            _hang(console, "      fix: " if plain else "      → ", Text(step), "cyan")
+            _hang(console, "      fix: " if plain else "      → ", words(step), "cyan")
     if verbose:
         for item in finding.evidence:
             _hang(console, "      evidence: " if plain else "      · ", Text(item), "dim")

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any, Optional
 
+from rocm_doctor.engine.diagnosis import verdict_word
 from rocm_doctor.engine.model import Status
 from rocm_doctor.report import diagnosis_view
 
@@ -18,7 +19,6 @@ MARGIN = 500  # room for the user's own words around the paste
 CAPS = (20_000, 8_000, 3_000, 1_200, 400, 0)  # per-block character caps, tried until the whole fits
 
 LABELS = {"fail": "✗ fail", "error": "⚠ error", "warn": "! warn", "info": "ℹ info", "ok": "✓ ok", "skip": "– skip"}
-VERDICTS = {"fail": "Problems found", "error": "Some checks could not run", "warn": "Works, with warnings"}
 PROBLEMS = ("fail", "error", "warn", "info")
 
 
@@ -33,10 +33,11 @@ def render(bundle: dict[str, Any], json_name: Optional[str] = None, limit: int =
     return text[: limit - MARGIN - len(cut)] + cut
 
 
-def verdict(summary: dict[str, int]) -> str:
-    worst = next((s for s in ("fail", "error", "warn") if summary.get(s)), None)
+def verdict(bundle: dict[str, Any]) -> str:
+    """The verdict's words (those of the headline) with the counts."""
+    summary = bundle.get("summary", {})
     counts = ", ".join(f"{summary[s]} {s}" for s in ("fail", "error", "warn", "info", "ok", "skip") if summary.get(s))
-    return f"{VERDICTS.get(worst, 'No problems found')}: {counts or 'no findings'}"
+    return f"{verdict_word((bundle.get('diagnosis') or {}).get('verdict', 'healthy'))}: {counts or 'no findings'}"
 
 
 class _Renderer:
@@ -59,9 +60,9 @@ class _Renderer:
         lines = [
             "### rocm-doctor report",
             "",
-            f"**{_esc((b.get('diagnosis') or {}).get('headline') or verdict(b.get('summary', {})))}**",
+            f"**{_esc((b.get('diagnosis') or {}).get('headline') or verdict(b))}**",
             "",
-            _esc(verdict(b.get("summary", {}))),
+            _esc(verdict(b)),
             "",
             f"- rocm-doctor {_esc(tool.get('version', '?'))}, generated {_esc(b.get('generated_at', '?'))}"
             + ("" if b.get("source", "live") == "live" else f", replayed from `{_code(b['source'])}`"),
