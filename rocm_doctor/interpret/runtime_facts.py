@@ -44,7 +44,7 @@ def _int_pair(value):
 
 
 def _limits(record: dict, read_in: str) -> dict:
-    out = {"rlimits": {}, "cpu_count": record.get("cpu_count"), "pid": record.get("pid"), "read_in": read_in}
+    out = {"rlimits": {}, "cpu_count": record.get("cpu_count"), "read_in": read_in}
     for key, value in record.items():
         pair = _int_pair(value)
         if key.startswith("RLIMIT_") and pair is not None:
