@@ -63,8 +63,12 @@ def expiry_problem(manifest: Mapping[str, Any], today: Optional[_dt.date] = None
     return None
 
 
+QUOTED = ("example",)  # a real message as a log printed it, quoted verbatim: never fetched or advised
+
+
 def urls(table: Any) -> Iterator[str]:
-    """Every URL in a table outside its `sources` (those are citations shown to the reader, never fetched)."""
+    """Every URL in a table outside its `sources` (citations shown to the reader, never fetched) and the verbatim
+    messages it quotes."""
     for value in _strings(table, top=True):
         yield from _URL.findall(value)
 
@@ -74,7 +78,7 @@ def _strings(value: Any, top: bool = False) -> Iterator[str]:
         yield value
     elif isinstance(value, dict):
         for key, item in value.items():
-            if not (top and key == "sources"):
+            if not (top and key == "sources") and key not in QUOTED:
                 yield from _strings(item)
     elif isinstance(value, list):
         for item in value:

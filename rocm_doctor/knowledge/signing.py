@@ -18,10 +18,6 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
 from rocm_doctor.parsers import json_text
 
 FORMAT = "rocm-doctor-data-signature"
@@ -56,18 +52,30 @@ def _message(raw: bytes) -> bytes:
 
 def public_key(seed: bytes) -> bytes:
     """The 32-byte public key of a 32-byte Ed25519 seed (RFC 8032's secret key)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
     public = Ed25519PrivateKey.from_private_bytes(seed).public_key()
     return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
 def sign_message(seed: bytes, message: bytes) -> bytes:
     """The 64-byte Ed25519 signature of `message` by the seed's key."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     return Ed25519PrivateKey.from_private_bytes(seed).sign(message)
 
 
 def verify(public: bytes, message: bytes, signature: bytes) -> bool:
-    """Whether `signature` is the key `public`'s Ed25519 signature of `message`; malformed input is False."""
+    """Whether `signature` is the key `public`'s Ed25519 signature of `message`; malformed input is False. The
+    library is imported here, not with the module: a copy without it (run from a folder by path) still reads the
+    shipped tables, and only a downloaded pack, which it cannot verify, is refused."""
     if len(public) != 32 or len(signature) != 64:
+        return False
+    try:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
         return False
     try:
         Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
