@@ -7,6 +7,6 @@ out=$(realpath -m "$out")
 repo=$PWD
 site=$(mktemp -d)
 mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$site
+export PYTHONUNBUFFERED=1 PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
 python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target "$site" "$repo" || exit 2
 cd "$(mktemp -d)"
