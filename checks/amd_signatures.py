@@ -68,5 +68,6 @@ class KnownErrorSignatures(Check):
                                               evidence=[match.line], data={"check": check}))
                 else:
                     findings.append(self.warn(f"{message}; look at {check}.", subject=match.id, evidence=[match.line],
+                                              title="A known GPU error message is in torch's output or the given log",
                                               remediation=remediation, data={"check": check, "signature": match.id}))
         return findings or self.ok(f"no known error message in {', '.join(w for w, _ in sources)}")
