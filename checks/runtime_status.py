@@ -12,7 +12,10 @@ from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.knowledge import runtime_status
 
 APIS_OF = {"cuda": ("cuda-driver", "cuda-runtime"), "rocm": ("hsa", "hip")}
-LIBRARY_NEEDED = {"cuda-driver": "the NVIDIA driver's libcuda", "hip": "the HIP runtime (libamdhip64)"}
+# torch loads the CUDA driver's library only when it first asks for a GPU, so a libcuda that cannot be loaded is the
+# reason it finds none; the runtimes torch links (libcudart, libamdhip64) loaded with torch itself, so the child not
+# finding one of them says only that it looked elsewhere.
+LIBRARY_NEEDED = {"cuda-driver": "the NVIDIA driver's libcuda"}
 NAMES = {"cuda-driver": "the CUDA driver", "cuda-runtime": "the CUDA runtime", "hip": "the HIP runtime",
          "hsa": "ROCr (the HSA runtime)"}
 

@@ -15,7 +15,7 @@ PASTE_CAP = 4_000_000  # the end of a long log is where its error is
 
 @click.command("triage")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in data/report.schema.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the report check --json prints.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown to answer the ticket with.")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
 @fail_on_option
