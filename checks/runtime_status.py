@@ -12,10 +12,6 @@ from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.knowledge import runtime_status
 
 APIS_OF = {"cuda": ("cuda-driver", "cuda-runtime"), "rocm": ("hsa", "hip")}
-# torch loads the CUDA driver's library only when it first asks for a GPU, so a libcuda that cannot be loaded is the
-# reason it finds none; the runtimes torch links (libcudart, libamdhip64) loaded with torch itself, so the child not
-# finding one of them says only that it looked elsewhere.
-LIBRARY_NEEDED = {"cuda-driver": "the NVIDIA driver's libcuda"}
 NAMES = {"cuda-driver": "the CUDA driver", "cuda-runtime": "the CUDA runtime", "hip": "the HIP runtime",
          "hsa": "ROCr (the HSA runtime)"}
 
@@ -60,15 +56,17 @@ class GpuRuntimeRefuses(Check):
                     remediation=["Look at the kernel log (dmesg) for GPU driver errors and at the driver findings; "
                                  "a GPU that hangs at initialisation often needs a driver reload or a reboot."],
                     data={"api": api, "call": pending, "state": status.get("state")})
-        for api, needed in LIBRARY_NEEDED.items():
-            entry = apis.get(api) or {}
-            if api in APIS_OF[flavour] and entry.get("loaded") is False:
-                return self.fail(
-                    f"{needed} could not be loaded, so this {flavour} build of torch cannot reach a GPU",
-                    subject=api, evidence=[f"tried: {t}" for t in entry.get("tried") or []],
-                    remediation=["Install or expose the driver's user-space library (in a container: the GPU "
-                                 "runtime's device and library mounts)."],
-                    data={"api": api, "tried": entry.get("tried")})
+        # torch loads the driver's libcuda only when it first asks for a GPU, so one that cannot be loaded is why it
+        # finds none; the runtimes torch links (libcudart, libamdhip64) loaded with torch, so the child not finding
+        # one of them says only that it looked elsewhere.
+        driver = apis.get("cuda-driver") or {}
+        if flavour == "cuda" and driver.get("loaded") is False:
+            return self.fail(
+                "the NVIDIA driver's libcuda could not be loaded, so this CUDA build of torch cannot reach a GPU",
+                subject="cuda-driver", evidence=[f"tried: {t}" for t in driver.get("tried") or []],
+                remediation=["Install or expose the driver's user-space library (in a container: the GPU runtime's "
+                             "device and library mounts)."],
+                data={"api": "cuda-driver", "tried": driver.get("tried")})
         refused = refusals(status, flavour)
         if refused:
             api, call, row = refused[0]
@@ -92,9 +90,12 @@ class GpuRuntimeRefuses(Check):
                 remediation=["See the device access and kernel driver findings: ROCr lists a GPU only when the "
                              "amdgpu driver's KFD exposes it and this user may open /dev/kfd and its render node."],
                 data={"api": "hsa", "agents": agents, "points_to": "rocm-device-access"})
-        answered = [f"{NAMES[a]}: " + ", ".join(
-            f"{c.get('call')}() = {c.get('value') if c.get('value') is not None else 'ok'}"
-            for c in (apis.get(a) or {}).get("calls") or []) for a in APIS_OF[flavour] if (apis.get(a) or {}).get("calls")]
+        answered = []
+        for api in APIS_OF[flavour]:
+            calls = (apis.get(api) or {}).get("calls") or []
+            if calls:
+                answered.append(f"{NAMES[api]}: " + ", ".join(
+                    f"{c.get('call')}() = {'ok' if c.get('value') is None else c.get('value')}" for c in calls))
         if not answered:
             return self.skip(f"the runtime probe {status.get('state')}: {status.get('detail')}; no runtime answered")
         return self.ok("; ".join(answered))

@@ -164,4 +164,5 @@ def _run_in_pty(argv: list[str], env: dict, width: int, cwd: Path, stderr_too: b
         times.append(time.monotonic() - start)
     code = proc.wait(timeout=60)
     os.close(master)
-    return ANSI.sub("", b"".join(chunks).decode("utf-8", "replace")).replace("\r", "\n"), code, times
+    shown = ANSI.sub("", b"".join(chunks).decode("utf-8", "replace"))
+    return shown.replace("\r\n", "\n").replace("\r", "\n"), code, times

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import io
 import os
-import pty
 import re
-import select
 import shutil
-import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -126,37 +123,10 @@ def _doctor_env(tmp_path: Path, width: int) -> dict:
     return env
 
 
-def _run_in_pty(argv: list[str], env: dict, width: int, cwd: Path) -> str:
-    """The CLI with a real terminal of `width` columns on its stdout (where rich wraps), as a user sees it."""
-    import fcntl
-    import termios
-
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
-    proc = subprocess.Popen(argv, stdout=slave, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
-    os.close(slave)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([master], [], [], 60)
-        if not ready:
-            proc.kill()
-            break
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(master)
-    return ANSI.sub("", b"".join(chunks).decode("utf-8", "replace")).replace("\r", "")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("name", ["linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json", "windows-env-scopes.json"])
-def test_the_cli_prints_commands_whole_in_a_terminal_and_a_pipe(tmp_path, name, width):
+def test_the_cli_prints_commands_whole_in_a_terminal_and_a_pipe(tmp_path, terminal, name, width):
     argv = [sys.executable, "-m", "rocm_doctor", "check", "--from", str(SNAPSHOTS / name)]
     env = _doctor_env(tmp_path, width)
     footer = f"rocm-doctor fix --dry-run --from {SNAPSHOTS / name}"  # a replay's footer previews that replay
@@ -164,7 +134,7 @@ def test_the_cli_prints_commands_whole_in_a_terminal_and_a_pipe(tmp_path, name, 
     piped = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert piped.returncode in (0, 1), piped.stderr
     _assert_whole(piped.stdout.splitlines(), commands)
-    terminal = _run_in_pty(argv, env, width, tmp_path).splitlines()
-    _assert_whole(terminal, commands)
-    assert any(line.startswith("WHAT IS WRONG") for line in terminal)
-    assert all(len(line) <= width for line in terminal if not line.startswith(INDENT))  # rich wrapped the prose
+    shown = terminal(argv, env, width, tmp_path)[0].splitlines()
+    _assert_whole(shown, commands)
+    assert any(line.startswith("WHAT IS WRONG") for line in shown)
+    assert all(len(line) <= width for line in shown if not line.startswith(INDENT))  # rich wrapped the prose

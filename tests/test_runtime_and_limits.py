@@ -268,3 +268,11 @@ def test_a_rocm_torch_is_judged_by_rocr_and_hip_and_the_status_points_at_its_che
     link([access, finding], [], facts)
     assert finding.caused_by == [access.id] and access.confirmed_by[0]["kind"] == "runtime-status"
     assert GpuRuntimeRefuses().run(facts_of(lines, flavour="cuda")).status == Status.SKIP  # no CUDA runtime answered
+
+
+def test_a_cuda_torch_without_the_drivers_libcuda_is_named():
+    lines = [PLAIN_LIMITS, '{"api": "cuda-driver", "loaded": false, "tried": ["libcuda.so.1: libcuda.so.1: cannot '
+             'open shared object file: No such file or directory"], "step": "library"}', '{"step": "done"}']
+    finding = GpuRuntimeRefuses().run(facts_of(lines))
+    assert finding.status == Status.FAIL and "libcuda could not be loaded" in finding.message
+    assert "cannot open shared object file" in finding.evidence[0]

@@ -47,15 +47,24 @@ def candidates(patterns, fallbacks):
 
 
 def load(api, names):
-    """The first library of `names` that loads, and its path; every failure is recorded."""
+    """The first library of `names` that loads, recorded with its path; or None, with every failure recorded."""
     errors = []
     for name in names:
         try:
-            return ctypes.CDLL(name), name
+            lib = ctypes.CDLL(name)
         except OSError as exc:
             errors.append(f"{name}: {exc}")
+            continue
+        emit("library", api=api, loaded=True, path=name)
+        return lib
     emit("library", api=api, loaded=False, tried=errors[-6:])
-    return None, None
+    return None
+
+
+def returned_strings(name_fn, text_fn):
+    """The status namer of an API whose name and text functions return C strings (cudaGetErrorName, hipGetErrorName)."""
+    name_fn.restype = text_fn.restype = ctypes.c_char_p
+    return lambda code: (c_text(name_fn(code)), c_text(text_fn(code)))
 
 
 def ask(api, lib, call, named, *args, out=None):
@@ -72,10 +81,9 @@ def c_text(pointer):
 
 
 def cuda_driver():
-    lib, path = load("cuda-driver", ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so"])
+    lib = load("cuda-driver", ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so"])
     if lib is None:
         return
-    emit("library", api="cuda-driver", loaded=True, path=path)
 
     def named(code):
         name, text = ctypes.c_char_p(), ctypes.c_char_p()
@@ -89,15 +97,10 @@ def cuda_driver():
 
 
 def cuda_runtime():
-    lib, path = load("cuda-runtime", candidates(["libcudart.so*", "cudart64_*.dll"], []))
+    lib = load("cuda-runtime", candidates(["libcudart.so*", "cudart64_*.dll"], []))
     if lib is None:
         return
-    emit("library", api="cuda-runtime", loaded=True, path=path)
-    lib.cudaGetErrorName.restype = lib.cudaGetErrorString.restype = ctypes.c_char_p
-
-    def named(code):
-        return c_text(lib.cudaGetErrorName(code)), c_text(lib.cudaGetErrorString(code))
-
+    named = returned_strings(lib.cudaGetErrorName, lib.cudaGetErrorString)
     ask("cuda-runtime", lib, "cudaRuntimeGetVersion", named, out=ctypes.c_int(0))
     ask("cuda-runtime", lib, "cudaGetDeviceCount", named, out=ctypes.c_int(0))
 
@@ -109,10 +112,9 @@ def rocm_folders():
 
 def hsa():
     fallback = [os.path.join(f, "libhsa-runtime64.so.1") for f in rocm_folders()] + ["libhsa-runtime64.so.1"]
-    lib, path = load("hsa", candidates(["libhsa-runtime64.so*"], fallback))
+    lib = load("hsa", candidates(["libhsa-runtime64.so*"], fallback))
     if lib is None:
         return
-    emit("library", api="hsa", loaded=True, path=path)
 
     def named(code):
         text = ctypes.c_char_p()
@@ -142,15 +144,10 @@ def hsa():
 def hip():
     names = ["amdhip64.dll"] if sys.platform == "win32" else (
         [os.path.join(f, "libamdhip64.so") for f in rocm_folders()] + ["libamdhip64.so"])
-    lib, path = load("hip", candidates(["libamdhip64.so*", "amdhip64*.dll"], names))
+    lib = load("hip", candidates(["libamdhip64.so*", "amdhip64*.dll"], names))
     if lib is None:
         return
-    emit("library", api="hip", loaded=True, path=path)
-    lib.hipGetErrorName.restype = lib.hipGetErrorString.restype = ctypes.c_char_p
-
-    def named(code):
-        return c_text(lib.hipGetErrorName(code)), c_text(lib.hipGetErrorString(code))
-
+    named = returned_strings(lib.hipGetErrorName, lib.hipGetErrorString)
     ask("hip", lib, "hipDriverGetVersion", named, out=ctypes.c_int(0))
     ask("hip", lib, "hipInit", named, 0)
     ask("hip", lib, "hipGetDeviceCount", named, out=ctypes.c_int(0))
