@@ -63,6 +63,13 @@ class ProcessAddressSpaceLimited(Check):
         step = S.advice(f"Remove the limit where it is set (`ulimit {flag} unlimited` in the job script or shell "
                         "before Python starts; LimitAS=infinity for a systemd service; the batch system's "
                         "virtual-memory option), or raise it well above what the GPU context reserves.")
+        if soft < CUDA_ADDRESS_SPACE and facts.get("torch.flavour") == "rocm":  # measured on CUDA only
+            return self.warn(
+                f"{name} limits this process to {soft / GIB:.1f} GiB of address space, less than a CUDA context was "
+                f"measured to reserve ({CUDA_ADDRESS_SPACE / GIB:.1f} GiB); what the HIP runtime reserves was not "
+                "measured here, so this may be why torch reports no GPU or fails at the first operation.",
+                subject=name, evidence=evidence, fix=[step],
+                data={"limit": name, "soft": soft, "hard": hard, "needed": CUDA_ADDRESS_SPACE})
         if soft < CUDA_ADDRESS_SPACE:
             return self.fail(
                 f"{name} limits this process to {soft / GIB:.1f} GiB of address space: a GPU context reserves "
@@ -114,7 +121,8 @@ class ProcessOpenFilesLimited(Check):
         return self.warn(
             f"this process may open only {soft} files, below the usual {OPEN_FILES_USUAL}: the GPU runtime holds "
             f"about {CUDA_OPEN_FILES}, and DataLoader workers pass every shared tensor as a file descriptor "
-            "(torch.multiprocessing's default strategy on Linux), so data loading fails with 'Too many open files'.",
+            "(torch.multiprocessing's default strategy on Linux), so data loading with workers can run out of them "
+            "('Too many open files'), as PyTorch's multiprocessing notes warn.",
             evidence=evidence, fix=[step], data={"soft": soft, "hard": hard},
             remediation=["Where the limit cannot be raised, torch.multiprocessing.set_sharing_strategy('file_system') "
                          "avoids holding a descriptor per tensor."])

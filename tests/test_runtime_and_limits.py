@@ -276,3 +276,9 @@ def test_a_cuda_torch_without_the_drivers_libcuda_is_named():
     finding = GpuRuntimeRefuses().run(facts_of(lines))
     assert finding.status == Status.FAIL and "libcuda could not be loaded" in finding.message
     assert "cannot open shared object file" in finding.evidence[0]
+
+
+def test_an_address_space_limit_under_a_rocm_torch_says_its_need_was_not_measured():
+    facts = facts_of([limits_line(RLIMIT_AS=[4 << 30, 4 << 30])] + recorded("plain"), flavour="rocm")
+    finding = ProcessAddressSpaceLimited().run(facts)
+    assert finding.status == Status.WARN and "was not measured here" in finding.message
