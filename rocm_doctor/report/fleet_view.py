@@ -6,21 +6,16 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from rocm_doctor.distributed.results import summary_lines
-from rocm_doctor.report.format import Output, Result
+from rocm_doctor.report.format import Finished, Output
 
 
-class FleetResult(Result):
-    kind = "fleet"
+class FleetResult(Finished):
+    """The fleet report rocm_doctor.distributed.fleet.diff built."""
+
     json_indent = 1
 
-    def __init__(self, fleet: dict[str, Any]) -> None:
-        self.fleet = fleet
-
-    def document(self) -> dict[str, Any]:
-        return self.fleet
-
     def human(self, output: Output, verbose: bool = False) -> None:
-        output.write(render_table(self.fleet))
+        output.write(render_table(self.document()))
 
 
 def _cell(value: Any, width: int = 28) -> str:

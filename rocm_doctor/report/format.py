@@ -55,13 +55,21 @@ class Result:
         raise NoView(f"there is no Markdown view of {self.kind or 'this result'}")
 
 
-class Lines(Result):
-    """A result whose human view is plain lines and whose JSON is a finished document (a fix plan, an apply, an
-    undo: their wording lives beside the steps it describes)."""
+class Finished(Result):
+    """A result whose JSON document, envelope included, was built by what produced it (a comparison, a plan)."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self._doc = document
+        self.kind = str(document.get("kind", self.kind))
+
+
+class Lines(Finished):
+    """A result whose human view is plain lines (a fix plan, an apply, an undo: their wording lives beside the
+    steps it describes)."""
 
     def __init__(self, document: dict[str, Any], lines: list[str]) -> None:
-        self._doc, self.lines = document, lines
-        self.kind = str(document.get("kind", ""))
+        super().__init__(document)
+        self.lines = lines
 
     def human(self, output: Output, verbose: bool = False) -> None:
         for line in self.lines:
@@ -87,7 +95,18 @@ class Human(Format):
         result.human(output, self.verbose)
 
 
-class Json(Format):
+class Text(Format):
+    """A format that is one text, written to standard output or to a file."""
+
+    @staticmethod
+    def text(result: Result) -> str:
+        raise NotImplementedError
+
+    def emit(self, result: Result, output: Output) -> None:
+        output.write(self.text(result))
+
+
+class Json(Text):
     """The common envelope (report/envelope.py; schema in data/report.schema.json)."""
 
     name = "json"
@@ -96,11 +115,8 @@ class Json(Format):
     def text(result: Result) -> str:
         return result.json_text()
 
-    def emit(self, result: Result, output: Output) -> None:
-        output.write(self.text(result))
 
-
-class Markdown(Format):
+class Markdown(Text):
     """Markdown to paste into a ticket."""
 
     name = "markdown"
@@ -108,9 +124,6 @@ class Markdown(Format):
     @staticmethod
     def text(result: Result) -> str:
         return result.markdown()
-
-    def emit(self, result: Result, output: Output) -> None:
-        output.write(self.text(result))
 
 
 FORMATS = {f.name: f for f in (Human, Json, Markdown)}

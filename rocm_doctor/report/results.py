@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from rocm_doctor.report.format import Output, Result
+from rocm_doctor.report.format import Finished, Output, Result
 
 
 class DiagnosisResult(Result):
@@ -32,50 +32,39 @@ class DiagnosisResult(Result):
         return markdown.render(bundle.build(self.report, self.facts))
 
 
-class BundleResult(Result):
+class BundleResult(Finished):
     """`rocm-doctor report`'s bundle (already redacted or not): JSON to attach, Markdown to paste. `json_name`:
     the JSON file written beside the Markdown, which the Markdown's footer names."""
 
-    kind = "diagnosis"
-
     def __init__(self, data: dict[str, Any], json_name: Optional[str] = None) -> None:
-        self.data, self.json_name = data, json_name
-
-    def document(self) -> dict[str, Any]:
-        return self.data
+        super().__init__(data)
+        self.json_name = json_name
 
     def json_text(self) -> str:
         from rocm_doctor.report import bundle
 
-        return bundle.to_json(self.data)
+        return bundle.to_json(self.document())
 
     def markdown(self) -> str:
         from rocm_doctor.report import markdown
 
-        return markdown.render(self.data, json_name=self.json_name)
+        return markdown.render(self.document(), json_name=self.json_name)
 
 
-class DiffResult(Result):
-    """`rocm-doctor diff`: the document rocm_doctor.history.rundiff built (already in the envelope)."""
+class DiffResult(Finished):
+    """`rocm-doctor diff`: the document rocm_doctor.history.rundiff built."""
 
-    kind = "diff"
     json_indent = 1
-
-    def __init__(self, doc: dict[str, Any]) -> None:
-        self.doc = doc
-
-    def document(self) -> dict[str, Any]:
-        return self.doc
 
     def human(self, output: Output, verbose: bool = False) -> None:
         from rocm_doctor.report.diff_render import render_human
 
-        render_human(self.doc, output.out)
+        render_human(self.document(), output.out)
 
     def markdown(self) -> str:
         from rocm_doctor.report.diff_render import render_markdown
 
-        return render_markdown(self.doc)
+        return render_markdown(self.document())
 
 
 class RunListResult(Result):
