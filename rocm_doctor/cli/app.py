@@ -186,6 +186,14 @@ class App:
         """An error said beside a result that still comes (the command then exits 2 through `exit`)."""
         self.say(f"rocm-doctor: error: {text}")
 
+    @property
+    def interactive(self) -> bool:
+        """Whether a person can answer a question (standard input is a terminal)."""
+        try:
+            return sys.stdin.isatty()
+        except (AttributeError, ValueError):
+            return False
+
     def confirm(self, question: str) -> bool:
         return click.confirm(question, default=False, err=True)
 

@@ -8,7 +8,6 @@ could not be written).
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
@@ -20,13 +19,6 @@ from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_optio
 LATEST = "latest"
 RECHECKED = {"resolved": "resolved (no longer reported)",
              "after-reload": "written; systemd reads it once you run the reload and restart steps below"}
-
-
-def _interactive() -> bool:
-    try:
-        return sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _confirm(app, question: str, yes: bool) -> bool:
@@ -112,7 +104,7 @@ def command(app, dry_run, as_json, yes, only, allow_install, shell_name, undo, h
 
     to_apply = [p for p in previews if p.action == APPLY]
     manual = [p for p in previews if p.action not in (APPLY, "already-applied")]
-    if to_apply and not yes and not _interactive():
+    if to_apply and not yes and not app.interactive:
         raise DoctorUsageError("refusing to change anything in a non-interactive run without --yes (preview with --dry-run)")
     if not as_json:
         app.show(Lines({}, render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose)), "human")
@@ -278,7 +270,7 @@ def _undo(app, root, run_id, yes):
     journal = find(root, run_id)
     if journal is None:
         raise DoctorUsageError(f"no fix run {run_id} in {root}" if run_id else f"no fix run to undo in {root}")
-    if not yes and not _interactive():
+    if not yes and not app.interactive:
         raise DoctorUsageError("refusing to undo in a non-interactive run without --yes")
     if not _confirm(app, f"Undo fix run {journal.run_id}?", yes):
         app.say("Nothing was changed.")
