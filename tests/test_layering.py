@@ -58,9 +58,8 @@ CHECKS_MAY_IMPORT = ("engine", "facts", "knowledge", "parsers")
 
 # Known violations, each being removed; delete an entry (and then this set) once its import is gone.
 KNOWN_VIOLATIONS = {
-    ("rocm_doctor.stages", "rocm_doctor.cli.bench"),  # stages run the bench through cli/; moving to a Stage
     # Verdicts still computed outside checks/: the bench analysis, the kernel refutations, the collectives'
-    # expectations, and the Windows path helpers the Windows checks share with the interpreters.
+    # expectations.
     ("rocm_doctor.checks.bench", "rocm_doctor.gpu.bench.analysis"),
     ("rocm_doctor.checks.bench", "rocm_doctor.gpu.bench.verdicts"),
     ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.analysis"),
@@ -69,13 +68,6 @@ KNOWN_VIOLATIONS = {
     ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.expectations"),
     ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.envinfo"),
     ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.formulas"),
-    ("rocm_doctor.checks.windows_dlls", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_env", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_env", "rocm_doctor.windows.envscopes"),
-    ("rocm_doctor.checks.windows_hip", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_hip", "rocm_doctor.windows.stack"),
-    ("rocm_doctor.checks.windows_vs", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_vs", "rocm_doctor.windows.stack"),
     ("rocm_doctor.checks.amd_common", "rocm_doctor.interpret.gpu_targets"),  # checks still recompute gpu.targets
 }
 
