@@ -65,10 +65,6 @@ KNOWN_VIOLATIONS = {
     ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.analysis"),
     ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.switches"),
     ("rocm_doctor.checks.gpu_confirm", "rocm_doctor.gpu.kernels.verdicts"),
-    ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.expectations"),
-    ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.envinfo"),
-    ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.formulas"),
-    ("rocm_doctor.checks.amd_common", "rocm_doctor.interpret.gpu_targets"),  # checks still recompute gpu.targets
 }
 
 
