@@ -64,7 +64,6 @@ KNOWN_VIOLATIONS = {
     ("rocm_doctor.checks.bench", "rocm_doctor.gpu.bench.verdicts"),
     ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.analysis"),
     ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.switches"),
-    ("rocm_doctor.checks.gpu_confirm", "rocm_doctor.gpu.kernels.verdicts"),
 }
 
 
