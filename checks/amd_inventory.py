@@ -13,7 +13,7 @@ class GpuInventory(Check):
     title = "AMD GPUs and the gfx target each source reports"
     area = "amd"
     severity = Severity.LOW
-    requires = ("gpu.targets",)
+    requires = ("gpu.inventory", "gpu.targets")
 
     def run(self, facts):
         found = gpus(facts)

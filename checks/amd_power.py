@@ -43,7 +43,7 @@ class GpuHangPowerState(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
-    requires = ("gpu.targets", "linux.kernel_cmdline")
+    requires = ("gpu.inventory", "gpu.targets", "linux.kernel_cmdline")
 
     def run(self, facts):
         found = gpus(facts)

@@ -38,7 +38,7 @@ class GfxSupportMatrix(Check):
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WINDOWS)  # WSL has its own list: wsl-rocm-support
-    requires = ("gpu.targets",)
+    requires = ("gpu.inventory", "gpu.targets")
 
     def run(self, facts):
         found = gpus(facts)

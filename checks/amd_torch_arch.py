@@ -73,7 +73,7 @@ class GfxNotInTorchArchList(Check):
                 "bench-*")
     area = "amd"
     severity = Severity.HIGH
-    requires = ("gpu.targets", "torch.flavour")
+    requires = ("gpu.inventory", "gpu.targets", "torch.flavour")
 
     def run(self, facts):
         found = gpus(facts)

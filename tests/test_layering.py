@@ -60,10 +60,6 @@ CHECKS_MAY_IMPORT = ("engine", "facts", "knowledge", "parsers")
 KNOWN_VIOLATIONS = {
     # Verdicts still computed outside checks/: the bench analysis, the kernel refutations, the collectives'
     # expectations.
-    ("rocm_doctor.checks.bench", "rocm_doctor.gpu.bench.analysis"),
-    ("rocm_doctor.checks.bench", "rocm_doctor.gpu.bench.verdicts"),
-    ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.analysis"),
-    ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.switches"),
 }
 
 

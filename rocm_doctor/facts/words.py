@@ -6,7 +6,6 @@ WORDS = {
     "bench.results": "the benchmark results",
     "collectives.results": "the collectives results",
     "gpu.inventory": "the list of GPUs",
-    "gpu.targets": "the list of GPUs",  # one entry per GPU of the list, missing when the list is
     "gpu.kernels": "the GPU kernel results",
     "gpu.live": "the GPUs' live state",
     "gpu.pci": "the GPUs on the PCI bus",
