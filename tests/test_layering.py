@@ -56,11 +56,6 @@ MODULE_LAYERS = {
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 CHECKS_MAY_IMPORT = ("engine", "facts", "knowledge", "parsers")
 
-# Known violations, each being removed; delete an entry (and then this set) once its import is gone.
-KNOWN_VIOLATIONS = {
-    # Verdicts still computed outside checks/: the bench analysis, the kernel refutations, the collectives'
-    # expectations.
-}
 
 
 def package(module: str) -> str:
@@ -189,7 +184,7 @@ def test_layer_rule(rule):
     broken = [f"{MODULES[module][0].relative_to(REPO)}:{line}: {module} imports {target}, but {name}"
               for module, targets in sorted(GRAPH.items()) if applies(module)
               for target, line, _ in targets
-              if not allowed(module, target) and (module, target) not in KNOWN_VIOLATIONS]
+              if not allowed(module, target)]
     assert not broken, "\n".join(broken)
 
 
@@ -261,7 +256,7 @@ def test_no_package_cycles():
     edges: dict[str, set[str]] = {}
     for module, targets in GRAPH.items():
         for target, _, typing_only in targets:
-            if not typing_only and unit(module) != unit(target) and (module, target) not in KNOWN_VIOLATIONS:
+            if not typing_only and unit(module) != unit(target):
                 edges.setdefault(unit(module), set()).add(unit(target))
     found = cycles({name: sorted(targets) for name, targets in edges.items()})
     assert not found, "package cycles:\n" + "\n".join(" -> ".join(circle) for circle in found)
@@ -269,7 +264,7 @@ def test_no_package_cycles():
 
 def test_no_import_cycles():
     edges = {module: [target for target, _, typing_only in targets
-                      if not typing_only and (module, target) not in KNOWN_VIOLATIONS]
+                      if not typing_only]
              for module, targets in GRAPH.items()}
     found = cycles(edges)
     assert not found, "import cycles:\n" + "\n".join(" -> ".join(circle) for circle in found)
