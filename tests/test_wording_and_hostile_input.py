@@ -18,7 +18,7 @@ from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret import interpret
+from rocm_doctor.interpret import derive_again, interpret
 from rocm_doctor.probes._target import TargetError, choose_python
 from rocm_doctor.report.human import render
 from rocm_doctor.report.model import Report
@@ -33,6 +33,7 @@ def _facts(values: dict, os_name: str = "linux") -> Facts:
     facts.set("platform.os", os_name)
     for key, value in values.items():
         facts.set(key, value)
+    derive_again(facts, values)  # gpu.targets from the GPUs
     return facts
 
 

@@ -134,7 +134,7 @@ def bench_collectives(app, python: str, preset: str, device: str) -> None:
 
 def _collective_progress(update):
     """The status line names the collective rank 0 is timing now."""
-    from rocm_doctor.distributed.formulas import human_bytes
+    from rocm_doctor.parsers.collectives_formulas import human_bytes
 
     def show(record: dict) -> None:
         if record.get("coll") == "begin" and record.get("phase") == "timed" and str(record.get("rank")) == "0":

@@ -31,7 +31,7 @@ BANDWIDTH_ODD = 0.8  # a node under 80% of the fleet median is odd
 def summarize(facts: Any, env: Mapping[str, str], extras: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
     """The comparable facts of one node: versions, drivers, GPUs, relevant env (pure over facts and env). The fields
     are those of `rocm-doctor diff` (rocm_doctor.compare.fields), so a node and a run are read the same way."""
-    from rocm_doctor.distributed.envinfo import relevant_env
+    from rocm_doctor.knowledge.collectives_env import relevant_env
 
     extras = dict(extras or {})
     summary = fields.values(facts, ("os", "kernel", "python", "torch", "torch_cuda", "torch_hip", "rocm",

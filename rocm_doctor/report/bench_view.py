@@ -13,7 +13,7 @@ from rich.text import Text
 from rocm_doctor.report.bench_chart import sweep_chart
 from rocm_doctor.report.format import Output, Result
 from rocm_doctor.gpu.bench.plan import SECTION_ORDER, TITLES
-from rocm_doctor.gpu.bench.switches import describe
+from rocm_doctor.knowledge.perf_switches import describe
 
 BAR_WIDTH = 20
 STYLES = {"good": "green", "low": "yellow", "very low": "bold red", "unknown": "blue", "info": "", "failed": "magenta"}
