@@ -1,6 +1,7 @@
-"""The tool outputs a paste holds (rocminfo, hipconfig --full, rocm-smi, amd-smi static, hipInfo), cut out by the
-lines each tool prints first and last, so the parsers a live run uses read them as the machine's own output. Also
-the platform the paste shows. Pure; never raises."""
+"""The tool outputs a paste holds (rocminfo, hipconfig --full, rocm-smi, amd-smi static or its default table, hipInfo,
+and nvidia-smi's table, CUDA's deviceQuery and clinfo, which parsers/paste_tables.py reads), cut out by the lines each
+tool prints first and last, so the parsers a live run uses read them as the machine's own output. Also the platform
+the paste shows. Pure; never raises."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ TOOLS = {
                             r"|HSA System Attributes\s*$)"), re.compile(r"^\*\*\* Done \*\*\*")),
     "hipconfig-full": (re.compile(r"^HIP version\s*:\s*\d"), re.compile(r"^== Linux Kernel|^== Windows")),
     "rocm-smi-json": (re.compile(r"^=+ ROCm System Management Interface =+"), re.compile(r"^=+ End of ROCm SMI Log =+")),
-    "amd-smi-static-json": (re.compile(r"^GPU: \d+\s*$"), None),
+    "amd-smi-static-json": (re.compile(r"^GPU: \d+\s*$|^\|\s*AMD-SMI \S+\s+amdgpu version"), None),
     "hipinfo": (re.compile(r"^device#\s+\d+\s*$"), None),
+    "nvidia-smi": (re.compile(r"^\|?\s*NVIDIA-SMI \d[\d.]*\s+Driver Version"), None),
+    "devicequery": (re.compile(r"^\s*CUDA Device Query \(Runtime API\)"), re.compile(r"^Result = ")),
+    "clinfo": (re.compile(r"^\s*Number of platforms\b|^\s*Device Type:\s+CL_DEVICE_TYPE_"), None),
 }
 _STARTS = [start for start, _ in TOOLS.values()]
 # a kernel log: dmesg's stamp, journalctl's "kernel:", or the drivers' own prefixes
