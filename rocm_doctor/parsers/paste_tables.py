@@ -11,6 +11,7 @@ from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers.paste_tools import tool_outputs
 
 MAX_GPUS = 64
+MAX_LINE = 2000  # a tool's line is short; a longer one is cut before any pattern sees it
 _SMI_HEADER = re.compile(r"NVIDIA-SMI (\S+)\s+Driver Version: (\S+)(?:\s+CUDA Version: (\d+\.\d+))?")
 # "|   0  NVIDIA GeForce RTX 3060 ...  WDDM  |   00000000:01:00.0 Off |" (Persistence-M or Driver-Model column)
 _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+(\S.*?)\s{2,}(?:On|Off|WDDM|TCC|N/A)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
@@ -97,5 +98,5 @@ def parse_tables(text: str | None) -> dict:
     tools = tool_outputs(text or "")
     for key, read in (("nvidia-smi", _nvidia_smi), ("devicequery", _device_query), ("clinfo", _clinfo)):
         if key in tools:
-            read(tools[key], out)
+            read("\n".join(line[:MAX_LINE] for line in tools[key].splitlines()), out)
     return out
