@@ -190,11 +190,12 @@ class LogDriverOlderThanTorchCuda(Check):
         evidence = [f"the NVIDIA driver supports CUDA {have} ({driver['tool']}) {from_log(log, driver)}",
                     f"torch {torch['version']} (CUDA {cuda}) {from_log(log, torch)}"]
         least = table.minimum(cuda, facts.os)
-        if table.cuda_key(have)[0] < table.cuda_key(cuda)[0] or table.runs(driver.get("version"), cuda, facts.os) is False:
+        older_major = table.cuda_key(have)[0] < table.cuda_key(cuda)[0]
+        if older_major or table.runs(driver.get("version"), cuda, facts.os) is False:
             found = table.index_for_driver(have)
             return self.fail(
-                f"torch {torch['version']} (named in the log) was built with CUDA {cuda}, but the NVIDIA driver the log "
-                f"shows supports CUDA {have} at most: CUDA cannot start, so torch sees no GPU."
+                f"torch {torch['version']} (named in the log) was built with CUDA {cuda}, but the NVIDIA driver the "
+                f"log shows supports CUDA {have} at most: CUDA cannot start, so torch sees no GPU."
                 + (f" A CUDA {table.cuda_key(cuda)[0]}.x build needs NVIDIA driver {least} or newer." if least else ""),
                 evidence=evidence, data={"torch_cuda": cuda, "driver_cuda": have, "minimum": least},
                 remediation=[f"On the machine the log comes from, update the NVIDIA driver"

@@ -69,3 +69,14 @@ def test_every_signature_check_is_a_registered_check():
     missing = {(row["id"], check) for row in ROWS for check in [row["check"], *row.get("related", ())]
                if check not in registered}
     assert not missing
+
+
+def test_no_signature_is_slow_on_a_long_line():
+    """A log line of a few hundred kB (a binary dump, a minified blob) must not make a pattern backtrack for minutes:
+    a pattern that starts with an unanchored run is quadratic in the line's length."""
+    import time
+
+    start = time.perf_counter()
+    for filler in ("x", " ", "a ", "|", "/opt/rocm", "'"):
+        signatures.match(filler * (200_000 // len(filler)))
+    assert time.perf_counter() - start < 20

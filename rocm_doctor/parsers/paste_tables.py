@@ -1,13 +1,15 @@
 """The GPU tables a paste holds besides rocminfo's: nvidia-smi's default table (the driver, the CUDA version it
-supports, each GPU's name), CUDA's deviceQuery sample (names, compute capabilities, driver CUDA) and clinfo in both
+supports, each GPU's name), amd-smi's (names, and gfx targets where `static` prints them), CUDA's deviceQuery sample
+(names, compute capabilities, driver CUDA) and clinfo in both
 layouts (the clinfo package's aligned columns, ROCm's own `Key: value` one): device name or gfx target, board name,
-driver version, and the CUDA version an NVIDIA platform names. Each item keeps its line. Pure; never raises."""
+and the CUDA version an NVIDIA platform names. Each item keeps its line. Pure; never raises."""
 
 from __future__ import annotations
 
 import re
 
 from rocm_doctor.parsers import gfx as gfxlib
+from rocm_doctor.parsers.amd_smi import parse_amd_smi
 from rocm_doctor.parsers.paste_tools import tool_outputs
 
 MAX_GPUS = 64
@@ -20,8 +22,8 @@ _DQ_DEVICE = re.compile(r'^\s*Device (\d+): "(.+)"\s*$')
 _DQ_CC = re.compile(r"CUDA Capability Major/Minor version number:\s+(\d+)\.(\d+)")
 _DQ_DRIVER = re.compile(r"CUDA Driver Version / Runtime Version\s+(\d+\.\d+) / (\d+\.\d+)")
 # clinfo: "  Device Name      gfx701" or "  Name:\t\t gfx900:xnack-"; a field name, optional colon, the value
-_CL_FIELD = re.compile(r"^\s*(Platform Name|Platform Version|Device Name|Name|Board name|Device Board Name \(AMD\)|"
-                       r"Driver Version|Driver version)(?::\s*|\s{2,})(\S.*?)\s*$")
+_CL_FIELD = re.compile(r"^\s*(Platform Version|Device Name|Name|Board name|Device Board Name \(AMD\))(?::\s*|\s{2,})"
+                       r"(\S.*?)\s*$")
 _CL_CUDA = re.compile(r"\bCUDA (\d+\.\d+)")
 
 
@@ -40,6 +42,15 @@ def _nvidia_smi(text: str, out: dict) -> None:
             name = row.group(2).strip()
             out["gpus"].append(_gpu("nvidia-smi", line, None if name.endswith("...") else name,
                                     index=int(row.group(1))))
+
+
+def _amd_smi(text: str, out: dict) -> None:
+    for device in parse_amd_smi(text)["devices"][:MAX_GPUS]:
+        if device.get("name") or device.get("gfx"):
+            name = device.get("name")
+            line = next((row for row in text.splitlines() if name and name in row), "amd-smi")
+            out["gpus"].append(_gpu("amd-smi", line, device.get("name"), gfx=device.get("gfx"),
+                                    index=device.get("index")))
 
 
 def _device_query(text: str, out: dict) -> None:
@@ -61,23 +72,20 @@ def _device_query(text: str, out: dict) -> None:
 def _clinfo(text: str, out: dict) -> None:
     """Per device: its name (a gfx target on AMD's runtime) and AMD's board name, which the clinfo package prints
     after the name and ROCm's clinfo before it."""
-    platform, board, board_line, last = None, None, "", None
+    board, board_line, last = None, "", None
     for line in text.splitlines():
         field = _CL_FIELD.match(line)
         if not field:
             continue
         key, value = field.group(1).lower(), field.group(2)
-        if key == "platform name":
-            platform = value
-        elif key == "platform version":
+        if key == "platform version":
             cuda = _CL_CUDA.search(value)
             if cuda:
                 out["drivers"].append({"tool": "clinfo", "version": None, "cuda": cuda.group(1),
                                        "line": line.strip()[:300]})
         elif key in ("device name", "name") and len(out["gpus"]) < MAX_GPUS:
             gfx = gfxlib.base_gfx(value.split(":")[0].lower()) if value.lower().startswith("gfx") else None
-            last = dict(_gpu("clinfo", line, board if gfx else value, gfx=gfx), platform=platform,
-                        board=board is not None)
+            last = dict(_gpu("clinfo", line, board if gfx else value, gfx=gfx), board=board is not None)
             out["gpus"].append(last)
             board = None
         elif key in ("board name", "device board name (amd)"):
@@ -85,18 +93,17 @@ def _clinfo(text: str, out: dict) -> None:
                 last.update(name=value, board=True)
             else:
                 board, board_line = value, line
-        elif key == "driver version" and not any(d["tool"] == "clinfo" and d["version"] for d in out["drivers"]):
-            out["drivers"].append({"tool": "clinfo", "version": value, "cuda": None, "line": line.strip()[:300]})
     if board is not None and len(out["gpus"]) < MAX_GPUS:
-        out["gpus"].append(dict(_gpu("clinfo", board_line, board), platform=platform, board=True))
+        out["gpus"].append(dict(_gpu("clinfo", board_line, board), board=True))
 
 
 def parse_tables(text: str | None) -> dict:
     """{gpus: [{tool, index, name, gfx, cc: (major, minor) | None, line}], drivers: [{tool, version, cuda, line}]}
-    from the nvidia-smi, deviceQuery and clinfo outputs `text` holds."""
+    from the nvidia-smi, amd-smi, deviceQuery and clinfo outputs `text` holds."""
     out: dict = {"gpus": [], "drivers": []}
     tools = tool_outputs(text or "")
-    for key, read in (("nvidia-smi", _nvidia_smi), ("devicequery", _device_query), ("clinfo", _clinfo)):
+    for key, read in (("nvidia-smi", _nvidia_smi), ("amd-smi-static-json", _amd_smi), ("devicequery", _device_query),
+                      ("clinfo", _clinfo)):
         if key in tools:
             read("\n".join(line[:MAX_LINE] for line in tools[key].splitlines()), out)
     return out
