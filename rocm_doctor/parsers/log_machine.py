@@ -1,4 +1,5 @@
-"""A user's log (`check --log`) → what it says about the machine it came from: the GPU targets its error lines name,
+"""A user's log (`check --log`) → what it says about the machine it came from: the GPU targets its error lines and tool
+tables name,
 HSA_OVERRIDE_GFX_VERSION values set on a command line, the torch builds in paths and version strings, the ROCm
 release in library paths (/opt/rocm-6.2.1/lib), the HIP version, and the interpreters whose site-packages appear.
 Each item keeps the line it was read from. Pure; never raises."""
@@ -37,8 +38,10 @@ def _add(items: list[dict], seen: set, key, **item) -> None:
 
 def parse_log(text: str | None) -> dict:
     """{targets: [{gfx, line}], overrides: [{variable, value, line}], torch: [{version, line}], rocm: [{version, line}],
-    hip: [{version, line}], pythons: [{prefix, python, line}]}, each in the order the log names them, and what the
-    programs in it printed at start-up (rocm_doctor.parsers.paste_programs: programs, env, gpus)."""
+    hip: [{version, line}], pythons: [{prefix, python, line}]}, each in the order the log names them, what the
+    programs in it printed at start-up (rocm_doctor.parsers.paste_programs: programs, env, gpus) and what the GPU
+    tables in it list (rocm_doctor.parsers.paste_tables: more gpus, with a compute capability `cc` where stated, and
+    drivers: [{tool, version, cuda, line}])."""
     out: dict = {"targets": [], "overrides": [], "torch": [], "rocm": [], "hip": [], "pythons": []}
     seen: dict[str, set] = {key: set() for key in out}
     for raw in (text or "").splitlines():

@@ -1,8 +1,8 @@
 """The GPU tables a paste holds besides rocminfo's: nvidia-smi's default table (the driver, the CUDA version it
 supports, each GPU's name), amd-smi's (names, and gfx targets where `static` prints them), CUDA's deviceQuery sample
-(names, compute capabilities, driver CUDA) and clinfo in both
-layouts (the clinfo package's aligned columns, ROCm's own `Key: value` one): device name or gfx target, board name,
-and the CUDA version an NVIDIA platform names. Each item keeps its line. Pure; never raises."""
+(names, compute capabilities, driver CUDA) and clinfo in both layouts (the clinfo package's aligned columns, ROCm's
+own `Key: value` one: device name or gfx target, board name, the CUDA version an NVIDIA platform names). Each item
+keeps its line. Pure; never raises."""
 
 from __future__ import annotations
 
