@@ -1,8 +1,7 @@
 """A user's log (`check --log`) → what it says about the machine it came from: the GPU targets its error lines and tool
-tables name,
-HSA_OVERRIDE_GFX_VERSION values set on a command line, the torch builds in paths and version strings, the ROCm
-release in library paths (/opt/rocm-6.2.1/lib), the HIP version, and the interpreters whose site-packages appear.
-Each item keeps the line it was read from. Pure; never raises."""
+tables name, HSA_OVERRIDE_GFX_VERSION values set on a command line, the torch builds in paths and version strings,
+the ROCm release in library paths (/opt/rocm-6.2.1/lib), the HIP version, and the interpreters whose site-packages
+appear. Each item keeps the line it was read from. Pure; never raises."""
 
 from __future__ import annotations
 
