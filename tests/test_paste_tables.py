@@ -96,3 +96,10 @@ def test_the_gpu_a_tool_shows_is_judged_against_the_cuda_wheels_the_log_names():
     assert missing.status == Status.FAIL and missing.data["sm"] == "sm_120"
     assert "cu128" in missing.remediation[0]
     assert _sm_check(query, []).status == Status.SKIP
+
+
+def test_amd_smi_static_names_the_target_itself():
+    static = "amd-smi/linux-ubuntu24.04-minisforum-hx470-gfx1150-apu-static-full-rocm7.2.0.txt"
+    parsed = parse_tables(read(static))
+    assert [(g["tool"], g["name"], g["gfx"]) for g in parsed["gpus"]] == [("amd-smi", "AMD Radeon Graphics", "gfx1150")]
+    assert [t["gfx"] for t in parse_log(read(static))["targets"]] == ["gfx1150"]
