@@ -27,7 +27,8 @@ _WSL = re.compile(r"WSL environment detected|microsoft-standard-WSL2|/dev/dxg|\b
 _WINDOWS = re.compile(r"[A-Za-z]:\\(?:Users|Program Files|Windows|AMD|Python\d*)\\|amdhip64(?:_\d+)?\.dll|\.exe\b"
                       r"|HIP SDK|Adrenalin|\bWin(?:dows)? ?1[01]\b|WDDM|amd_windows\.go|\\AppData\\|\bWinError \d+|\w\.dll\b", re.IGNORECASE)
 _LINUX = re.compile(r"\bon linux\b|\[GCC |/opt/rocm|/dev/kfd|/usr/lib|/home/|amdgpu [\da-f]{4}:|/sys/module/|Ubuntu|Fedora|"
-                    r"Arch Linux|journalctl|\.so\b|ROCk module|amd_linux\.go")
+                    r"Arch Linux|journalctl|\.so\b|ROCk module|amd_linux\.go|\bzypper\b|\bdnf\b|\bapt(?:-get)? "
+                    r"(?:install|update)\b|Resolving package dependencies|SUSE|\.el\d+\.x86_64\b")
 _AMD = re.compile(r"\bgfx[0-9a-f]{3,4}\b|ROCm|\bHIP\b|hip[A-Z]\w+|amdgpu|Radeon|Instinct|rocBLAS|MIOpen|\bhsa_|HSA_")
 _NVIDIA = re.compile(r"NVIDIA|CUDA|\bcu\d{3}\b|nvidia-smi|\bsm_\d{2,3}\b|NCCL")
 
