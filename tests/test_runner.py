@@ -77,3 +77,65 @@ def test_a_tools_background_child_ends_with_the_tool(tmp_path):
     assert result.ok and result.stdout == "started\n"
     time.sleep(3)
     assert not marker.exists(), "the background child outlived its tool"
+
+
+# A tool that starts a child which calls setsid() (leaving the tool's process group and session) and sleeps; the
+# child holds the tool's output pipes. The tool then exits, or hangs.
+_ESCAPING_TOOL = """import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    open(sys.argv[2], "w").write(str(os.getpid()))
+    time.sleep(60)
+    os._exit(0)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+print("tool done", flush=True)
+if sys.argv[1] == "hang":
+    time.sleep(60)
+"""
+# The doctor's side, in a process of its own (it becomes a subreaper, which the test process must not).
+_DOCTOR = """import json, os, sys
+from rocm_doctor.engine import runner
+runner.stop_children_on_signals()
+result = runner.run(["escaping-tool", sys.argv[1], sys.argv[2]], timeout=float(sys.argv[3]))
+pid = int(open(sys.argv[2]).read())
+try:
+    state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+except OSError:
+    state = "gone"
+print(json.dumps({"stdout": result.stdout, "timed_out": result.timed_out, "grandchild": state}))
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_a_child_that_leaves_the_tools_process_group_ends_with_the_tool(tmp_path):
+    """setsid() takes the child out of the process group the runner kills; as the doctor's subreaper adoptee it is
+    ended when its tool exits and when its tool times out, and the tool's output it held open is kept."""
+    if not sys.platform.startswith("linux"):
+        return
+    import json
+    import os
+    import subprocess
+
+    tool = tmp_path / "escaping-tool"
+    tool.write_text(f"#!{sys.executable}\n{_ESCAPING_TOOL}")
+    tool.chmod(0o755)
+    env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
+    for mode, timeout in (("exit", 20.0), ("hang", 2.0)):
+        pidfile = tmp_path / f"grandchild-{mode}"
+        done = subprocess.run([sys.executable, "-c", _DOCTOR, mode, str(pidfile), str(timeout)], env=env,
+                              capture_output=True, text=True, timeout=60)
+        pid = int(pidfile.read_text())
+        try:
+            seen = json.loads(done.stdout)
+            assert (seen["stdout"], seen["timed_out"]) == ("tool done\n", mode == "hang"), done.stderr
+            assert seen["grandchild"] in ("gone", "Z", "X"), f"{mode}: the setsid child outlived its tool"
+        finally:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
