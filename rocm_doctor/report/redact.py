@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from rocm_doctor.parsers import secret_values, shell_secrets
+from rocm_doctor.parsers import secret_patterns, secret_values, shell_secrets
 from rocm_doctor.report import redact_names
 from rocm_doctor.report import redact_rules as rules
 
@@ -256,11 +256,8 @@ class Redactor:
 
     def _secret_assignments(self, text: str) -> str:
         out, last = [], 0
-        for _, start, end in rules.secret_assignments(text):
-            value = text[start:end]
-            if value.startswith("<") or value.lower() in rules.HARMLESS_VALUES or value.lower() in rules.AUTH_SCHEMES:
-                continue
-            out += [text[last:start], self._hit("secret", value)]
+        for start, end in secret_patterns.assigned_secrets(text):
+            out += [text[last:start], self._hit("secret", text[start:end])]
             last = end
         return "".join(out) + text[last:] if out else text
 
