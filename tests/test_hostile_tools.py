@@ -72,3 +72,60 @@ def test_every_tool_hung_costs_one_timeout_and_leaves_nothing_running(tmp_path, 
         for pid in children.values():
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+# What other users and programs control, as hostile as it gets: GPU processes whose names carry a password,
+# terminal escapes and a bidi override; kernel lines that quote a process's secret and an API key.
+ESC_TITLE, CLEAR, RLO = "\x1b]0;owned\x07", "\x1b[2J\x08\x9b1m", "\u202e"  # a CR would end the tool's line
+PLANTED = ("hunter2pass", "sk-live0123456789abcdefghij", "Tr0ub4dor3", "abcd1234secret")
+PROCESSES = (f"461, python3 train.py --password hunter2pass {ESC_TITLE}{CLEAR}{RLO}exe.txt, 123882",
+             "462, mysql -pTr0ub4dor3, 100")
+KERNEL = "\n".join([
+    "[  812.100001] node kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=10, emitted seq=12",
+    f"[  812.100002] node kernel: amdgpu 0000:03:00.0: amdgpu:  Process information: process python3 "
+    f"--api-key=sk-live0123456789abcdefghij {ESC_TITLE} pid 4242 thread python3 pid 4242",
+    f"[  813.200000] node kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, name=python3{CLEAR}, "
+    f"Graphics Exception: API_KEY=abcd1234secret {RLO}ESR 0x404600=0x80000002",
+])
+
+
+def _control_characters(text: str) -> list[str]:
+    return sorted({f"U+{ord(c):04X}" for c in text if (ord(c) < 32 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                   or c in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"})
+
+
+def _strings(data) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for value in data.values() for s in _strings(value)]
+    if isinstance(data, list):
+        return [s for item in data for s in _strings(item)]
+    return []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux probes")
+def test_checks_screen_shows_other_users_text_neutral_and_without_its_secrets(tmp_path, isolated_env, fake_bin):
+    nv = os.path.join(os.path.dirname(__file__), "fixtures", "nvidia-smi")
+    (tmp_path / "apps.txt").write_text("".join(f"GPU-ea8e14dc-90b1-b02d-efa0-8cc7d80f63b0, {row}\n" for row in PROCESSES))
+    (tmp_path / "kernel.txt").write_text(KERNEL + "\n")
+    fake_bin.add("nvidia-smi", f"""case "$*" in
+      *query-gpu*) cat '{nv}/linux-h200-driver580-query-gpu-busy-other-process.txt' ;;
+      *query-compute-apps*) cat '{tmp_path / "apps.txt"}' ;;
+      -L) cat '{nv}/linux-h200-driver580-list.txt' ;;
+    esac
+    """)
+    fake_bin.add("journalctl", f"cat '{tmp_path / 'kernel.txt'}'\n")
+    shown = {}
+    for form in ((), ("--json",), ("-v",)):
+        done = subprocess.run([sys.executable, "-m", "rocm_doctor", "check", "--no-gpu", *form], cwd=tmp_path,
+                              env=isolated_env, capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 1), done.stderr
+        shown[form] = done.stdout
+    strings = _strings(json.loads(shown[("--json",)]))
+    assert [_control_characters(text) for text in (*shown.values(), *strings) if _control_characters(text)] == []
+    assert [secret for secret in PLANTED if any(secret in text for text in shown.values())] == []
+    # what was planted is shown, visibly: the processes, the Xid line and the kernel's quote of a process
+    for text in (shown[()], shown[("-v",)], "\n".join(strings)):
+        assert "--password <redacted>" in text and "\\x1b]0;owned\\x07" in text and "\\u202e" in text
+        assert "API_KEY=<redacted>" in text and "mysql -p<redacted>" in text
