@@ -82,7 +82,7 @@ PROCESSES = (f"461, python3 train.py --password hunter2pass {ESC_TITLE}{CLEAR}{R
              "462, mysql -pTr0ub4dor3, 100")
 KERNEL = "\n".join([
     "[  812.100001] node kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=10, emitted seq=12",
-    f"[  812.100002] node kernel: amdgpu 0000:03:00.0: amdgpu:  Process information: process python3 "
+    f"[  812.100002] node kernel: amdgpu 0000:03:00.0: amdgpu:  Process python3 "
     f"--api-key=sk-live0123456789abcdefghij {ESC_TITLE} pid 4242 thread python3 pid 4242",
     f"[  813.200000] node kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, name=python3{CLEAR}, "
     f"Graphics Exception: API_KEY=abcd1234secret {RLO}ESR 0x404600=0x80000002",
