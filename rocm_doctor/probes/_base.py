@@ -167,7 +167,8 @@ class Recorder:
 
     def side_by_side(self, *calls: Callable[[], Any]) -> list:
         """Run calls that need nothing from each other (a probe's independent commands) at the same time, so that
-        hung tools cost one timeout, not one each; their results in order. An exception is raised as in a loop."""
+        hung tools cost one timeout, not one each; their results in order. The first exception, in order, is raised
+        once all have ended."""
         if len(calls) <= 1:
             return [call() for call in calls]
         with ThreadPoolExecutor(max_workers=len(calls)) as pool:
