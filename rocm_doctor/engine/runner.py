@@ -8,6 +8,7 @@ garbage: every outcome is recorded in a CommandResult.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
@@ -221,6 +222,11 @@ def _end_adopted(proc: subprocess.Popen, seen: set) -> None:
         time.sleep(0.02)
 
 
+def _end_all_adopted() -> None:
+    with _spawn_lock:
+        proctree.kill(proctree.orphans(child.pid for child in _children()))
+
+
 def _children() -> list:
     with _live_lock:
         return list(_live)
@@ -286,9 +292,11 @@ def stop_children_on_signals() -> None:
     """From the main thread: SIGTERM, SIGINT and SIGHUP kill every running child's process group, refuse new
     children, and raise Interrupted, so the doctor exits without leaving a probe or a benchmark running. On Linux
     the doctor also becomes the subreaper of its descendants, so one that leaves its tool's process group
-    (setsid) is adopted by the doctor and ended with its tool instead of outliving both."""
+    (setsid) is adopted by the doctor and ended with its tool instead of outliving both; any still running when the
+    doctor exits (its tool could not be told) ends then."""
     if proctree.become_subreaper():
         _adopting.set()
+        atexit.register(_end_all_adopted)
     watched = {getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)}
     for signum in watched:
         signal.signal(signum, _on_signal)
