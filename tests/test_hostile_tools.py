@@ -107,7 +107,8 @@ def _strings(data) -> list[str]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux probes")
 def test_checks_screen_shows_other_users_text_neutral_and_without_its_secrets(tmp_path, isolated_env, fake_bin):
     nv = os.path.join(os.path.dirname(__file__), "fixtures", "nvidia-smi")
-    (tmp_path / "apps.txt").write_text("".join(f"GPU-ea8e14dc-90b1-b02d-efa0-8cc7d80f63b0, {row}\n" for row in PROCESSES))
+    uuid = "GPU-ea8e14dc-90b1-b02d-efa0-8cc7d80f63b0"
+    (tmp_path / "apps.txt").write_text("".join(f"{uuid}, {row}\n" for row in PROCESSES))
     (tmp_path / "kernel.txt").write_text(KERNEL + "\n")
     fake_bin.add("nvidia-smi", f"""case "$*" in
       *query-gpu*) cat '{nv}/linux-h200-driver580-query-gpu-busy-other-process.txt' ;;

@@ -38,7 +38,7 @@ def test_terminal_control_is_written_visibly(name):
 
 
 def test_plain_text_and_other_scripts_pass_unchanged():
-    for text in ("python3 train.py --epochs 3", "amdgpu 0000:03:00.0: ring gfx timeout", "進程 процесс ✓ é"):
+    for text in ("python3 train.py --epochs 3", "amdgpu 0000:03:00.0: ring gfx timeout", "進程 процесс é"):
         assert shown(text) == text
 
 

@@ -2,8 +2,9 @@
 
 argv lists only (never a shell), a timeout that kills the whole process tree, a cap on how much output is kept,
 and bytes decoded with replacement. When a tool ends or times out, every process it started ends too: its process
-group, and on Linux (the doctor being their subreaper, engine/proctree.py) those that left the group with setsid(). Nothing here raises for a command that is missing, hangs, crashes or prints
-garbage: every outcome is recorded in a CommandResult.
+group, and on Linux (the doctor being their subreaper, engine/proctree.py) those that left the group with setsid().
+Nothing here raises for a command that is missing, hangs, crashes or prints garbage: every outcome is recorded in
+a CommandResult.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ def parse_proc_status(text: str) -> dict:
     """{"name", "pid", "ppid", "uid"} (the real uid, first of the four); missing lines are None. The name is the
     process's own choice (prctl, its argv[0]): shown neutral and without secrets."""
     pairs = _pairs(text, ":")
-    return {"name": shown(pairs["Name"]) if pairs.get("Name") else None, "pid": _int(pairs.get("Pid")), "ppid": _int(pairs.get("PPid")),
-            "uid": _int(pairs.get("Uid"))}
+    return {"name": shown(pairs["Name"]) if pairs.get("Name") else None, "pid": _int(pairs.get("Pid")),
+            "ppid": _int(pairs.get("PPid")), "uid": _int(pairs.get("Uid"))}
 
 
 def parse_uevent(text: str) -> dict:

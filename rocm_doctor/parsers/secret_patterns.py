@@ -1,6 +1,6 @@
 """The patterns that find a secret in free text, kept in one place: the report's redactor replaces what they find
-with numbered placeholders (report/redact_rules.py re-exports them), and `mask_secrets` replaces it with
-`<redacted>` in text that other users and programs control before the doctor shows it (parsers/untrusted_text.py).
+with numbered placeholders (report/redact.py), and `mask_secrets` replaces it with `<redacted>` in text that other
+users and programs control, before the doctor shows it (parsers/untrusted_text.py).
 Pure: text in, spans or masked text out.
 """
 

@@ -211,10 +211,11 @@ class Redactor:
         if self._literal_re is not None:
             out = self._literal_re.sub(lambda m: self._hit("secret", m.group(0)), out)
         out = self._shell_secrets(out)
-        out = rules.PRIVATE_KEY.sub(lambda m: self._hit("private-key", m.group(0)), out)
-        out = rules.URL_CREDENTIALS.sub(lambda m: m.group("scheme") + self._hit("credentials", m.group("cred"), MASK) + "@", out)
-        out = rules.TOKEN.sub(lambda m: self._hit("token", m.group(0)), out)
-        out = rules.AUTH_HEADER.sub(lambda m: m.group(1) + self._hit("token", m.group(2)), out)
+        out = secret_patterns.PRIVATE_KEY.sub(lambda m: self._hit("private-key", m.group(0)), out)
+        out = secret_patterns.URL_CREDENTIALS.sub(
+            lambda m: m.group("scheme") + self._hit("credentials", m.group("cred"), MASK) + "@", out)
+        out = secret_patterns.TOKEN.sub(lambda m: self._hit("token", m.group(0)), out)
+        out = secret_patterns.AUTH_HEADER.sub(lambda m: m.group(1) + self._hit("token", m.group(2)), out)
         out = self._secret_assignments(out)
         out = rules.EMAIL.sub(lambda m: self._hit("email", m.group(0)), out)
         if self._home_re is not None:

@@ -9,9 +9,7 @@ import re
 
 from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers import shell_secrets
-# The secret patterns live with the parsers, which mask text other users control with them too.
-from rocm_doctor.parsers.secret_patterns import (  # noqa: F401  the redactor reads them from here
-    AUTH_HEADER, HARMLESS_VALUES, PRIVATE_KEY, TOKEN, URL_CREDENTIALS)
+from rocm_doctor.parsers.secret_patterns import HARMLESS_VALUES
 
 MIN_SECRET_LEN = 6
 
@@ -88,7 +86,8 @@ def trivial_id(value: str) -> bool:
     return set(digits) <= set("0-")
 
 
-# -- text patterns (applied in this order by Redactor._text, after the secret ones of parsers/secret_patterns.py)
+# -- text patterns (applied in this order by Redactor._text, after the secret ones, which live with the parsers
+# in parsers/secret_patterns.py: they mask the text other users control before it is shown, too)
 EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 HOME_PATH = re.compile(r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(?P<name>[^/\\\s\"'<>:;,]+)")
 SERIAL_LINE = re.compile(
