@@ -130,3 +130,20 @@ def test_checks_screen_shows_other_users_text_neutral_and_without_its_secrets(tm
     for text in (shown[()], shown[("-v",)], "\n".join(strings)):
         assert "--password <redacted>" in text and "\\x1b]0;owned\\x07" in text and "\\u202e" in text
         assert "API_KEY=<redacted>" in text and "mysql -p<redacted>" in text
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux tools")
+def test_a_live_gpu_sample_with_every_tool_hung_costs_one_timeout(fake_bin):
+    """The sampler taken around each stage: nvidia-smi and rocm-smi hang; one after the other they took three
+    timeouts (the GPU query, the process query, rocm-smi), side by side under one deadline one."""
+    from rocm_doctor.probes.gpu_sample import sampler
+
+    for name in ("nvidia-smi", "rocm-smi"):
+        fake_bin.add(name, "exec sleep 600\n")
+    started = time.monotonic()
+    taken = sampler({"PATH": f"{fake_bin.path}{os.pathsep}/usr/bin{os.pathsep}/bin"}, "linux", timeout_s=1.0)()
+    took = time.monotonic() - started
+    commands = taken["commands"]
+    assert sorted(commands) == ["nvidia-smi-query-gpu", "rocm-smi-live-json"]  # no process query of a hung tool
+    assert all(record["timed_out"] for record in commands.values())
+    assert took < 2.5, f"one sample took {took:.1f} s"
