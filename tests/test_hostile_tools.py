@@ -147,3 +147,30 @@ def test_a_live_gpu_sample_with_every_tool_hung_costs_one_timeout(fake_bin):
     assert sorted(commands) == ["nvidia-smi-query-gpu", "rocm-smi-live-json"]  # no process query of a hung tool
     assert all(record["timed_out"] for record in commands.values())
     assert took < 2.5, f"one sample took {took:.1f} s"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux kernel log")
+@pytest.mark.parametrize("journal", ["reads", "hangs"])
+def test_dmesg_runs_beside_journalctl_and_is_kept_only_when_the_journal_failed(fake_bin, journal):
+    from rocm_doctor.facts.observations import Observations
+    from rocm_doctor.probes import ProbeContext, Recorder
+    from rocm_doctor.probes import kernel_log
+
+    line = "[    5.100000] node kernel: amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!"
+    fake_bin.add("journalctl", f"echo '{line}'\n" if journal == "reads" else "exec sleep 600\n")
+    fake_bin.add("dmesg", "echo '[    5.100000] amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!'\n")
+    env = dict(os.environ, PATH=f"{fake_bin.path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    context = ProbeContext(python=sys.executable, python_reason="", platform_os="linux", env=env,
+                           command_timeout_s=1.0, deadline=time.monotonic() + 1.0)
+    observations = Observations()
+    old_path, os.environ["PATH"] = os.environ["PATH"], env["PATH"]  # the probe runs them by name
+    try:
+        started = time.monotonic()
+        kernel_log.collect(Recorder(observations, context))
+        took = time.monotonic() - started
+    finally:
+        os.environ["PATH"] = old_path
+    if journal == "reads":
+        assert sorted(observations.commands) == ["journalctl-kernel"]
+    else:  # the fallback ran beside the hung journal, not after it
+        assert observations.command("dmesg-kernel").ok and took < 1.8
