@@ -40,7 +40,8 @@ def test_a_drifted_table_is_rebuilt_byte_for_byte(tmp_path):
     changes = rebuild_data.rebuild(data)
     assert "rocm_support_linux.json: release 10.0 added" in changes
     assert "rocm_support_linux.json: therock_status changed" in changes
-    assert any(line.startswith("manifest.json: data_version 2026.12.01") for line in changes)
+    newest = max(parse.header(_text(path.name))["read"] for path in SOURCES.iterdir())
+    assert any(line.startswith(f"manifest.json: data_version {newest.replace('-', '.')}") for line in changes)
     for path in sorted((ROOT / "data").glob("*.json")):
         assert (data / path.name).read_bytes() == path.read_bytes(), path.name
     assert rebuild_data.rebuild(data) == []
@@ -48,10 +49,12 @@ def test_a_drifted_table_is_rebuilt_byte_for_byte(tmp_path):
 
 def test_the_manifest_is_dated_by_the_saved_sources_and_says_how_current_each_table_is():
     manifest = json.loads((ROOT / "data" / "manifest.json").read_text(encoding="utf-8"))
-    reads = {parse.header(_text(path.name))["read"] for path in SOURCES.glob("*.md")}
+    reads = {parse.header(_text(path.name))["read"] for path in SOURCES.iterdir()}
     assert manifest["generated"] == max(reads) and manifest["data_version"] == max(reads).replace("-", ".")
     current = {entry["name"]: entry["current_as_of"] for entry in manifest["files"]}
-    assert current["rocm_support_linux.json"] == "2026-12-01"
+    assert current["rocm_support_linux.json"] == min(
+        s["read"] for s in json.loads((ROOT / "data" / "rocm_support_linux.json").read_text())["sources"].values()
+        if s.get("verified") is True)
     assert current["legacy_values.json"] is None  # no source of it is verified with a quote yet
     counts = {entry["name"]: entry["sources_verified"] for entry in manifest["files"]}
     assert counts["legacy_values.json"][0] == 0 and 0 < counts["rocm_support_linux.json"][0] < counts[
@@ -100,3 +103,39 @@ def test_a_quote_missing_from_its_saved_copy_stops_the_rebuild():
 def test_the_10_0_release_notes_name_the_pytorch_releases_per_os():
     assert parse.pytorch_versions(_text(rebuild_data.RN_10)) == {"linux": ["2.13.0", "2.12.0", "2.11.0"],
                                                                  "windows": ["2.13.0"]}
+
+
+def test_a_system_requirements_page_parses_to_marked_gpus_and_kernels():
+    import rocm_pages
+
+    text = _text(rocm_pages.SR["6.1"])
+    gpus = {gpu["name"]: gpu for gpu in parse.gpu_support(text)}
+    assert gpus["Instinct MI50"]["status"] == "deprecated" and gpus["Instinct MI25"]["status"] == "unsupported"
+    assert gpus["Instinct MI300X"]["note"].startswith("MI300X is supported only on Ubuntu 22.04.4")
+    systems = {(row["name"], row["version"]): row for row in parse.os_support_rows(text)}
+    assert systems[("SLES", "15 SP4")]["kernel"] == "5.14.21-150500"
+    assert systems[("Oracle Linux", "8.9")]["note"] == "Oracle Linux 8.9 is supported only on AMD Instinct MI300X."
+    assert parse.labelled_kernels("5.15 [GA], 6.5 [HWE]") == [{"series": "5.15", "kind": "GA"},
+                                                               {"series": "6.5", "kind": "HWE"}]
+    assert parse.labelled_kernels("6.6") is None
+
+
+def test_the_compatibility_matrix_parses_per_point_release():
+    import rocm_pages
+
+    history = parse.matrix_csv(_text(rocm_pages.CM_HIST))
+    assert list(history)[0] == "6.3.3" and list(history)[-1] == "6.0.0"
+    assert history["6.1.2"]["gfx"] == ["gfx1100", "gfx1030", "gfx942", "gfx90a", "gfx908"]
+    assert ("centos", "7.9", ()) in history["6.1.2"]["os"] and history["6.1.2"]["pytorch"] == ["2.1", "2.0", "1.13"]
+    latest = parse.matrix_table(_text(rocm_pages.CM_LRB))
+    assert set(latest) == {"7.2.4", "7.2.3", "7.2.2", "7.2.1", "7.1.0"}
+    assert ("rhel", "9.7", ()) in latest["7.2.1"]["os"] and ("rhel", "9.7", ()) not in latest["7.1.0"]["os"]
+    assert latest["7.2.4"]["pytorch"] == ["2.9.1", "2.8.0", "2.7.1"]
+
+
+def test_a_row_the_matrix_disagrees_with_stops_the_rebuild():
+    import rocm_pages
+
+    row = {"rocm": "7.2", "gfx": {"gfx950": "supported", "gfx1151": "supported"}}
+    with pytest.raises(AssertionError, match="CM-LRB lists"):
+        rocm_pages._check_targets(row, parse.matrix_table(_text(rocm_pages.CM_LRB)), "CM-LRB")

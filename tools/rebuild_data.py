@@ -24,7 +24,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import source_parsers as parse  # noqa: E402  (a tool beside this one, not a package)
+import rocm_pages  # noqa: E402  (tools beside this one, not a package)
+import source_parsers as parse  # noqa: E402
+from source_parsers import source_entry  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "tests" / "fixtures" / "sources"
@@ -39,14 +41,6 @@ FAMILY_NOTES = {("Instinct",): "Instinct only", ("Instinct", "Radeon"): "Instinc
 
 def dump(table: dict) -> str:
     return json.dumps(table, indent=1, ensure_ascii=False) + "\n"
-
-
-def source_entry(saved: str, text: str, quote: str, title: str | None = None) -> dict:
-    """The `sources` entry of a saved page: its URL, the page's own date, the read date and the quoted words."""
-    head = parse.header(text)
-    assert quote in text, f"{saved}: the quote is not in the saved copy"
-    return {"title": title or head["title"], "url": head["source"], "version": head.get("commit") or head["page-date"],
-            "read": head["read"], "verified": True, "quote": quote, "saved": f"tests/fixtures/sources/{saved}"}
 
 
 def _put_row(rows: list, key: str, value: str, row: dict) -> None:
@@ -146,6 +140,7 @@ def os_support(table: dict, texts: dict) -> None:
         "note": "10.0's table: RN-10.0 says operating system support is unchanged from 7.14; " + note})
     _put_row(table["releases"], "rocm", "10.0", {"rocm": "10.0", "source": "RN-10.0", "distros": distros,
                                                 "note": note})
+    rocm_pages.os_rows(table, texts)
 
 
 # --- gpu_catalog.json --------------------------------------------------------------------------------------------
@@ -194,6 +189,7 @@ def _therock_source(table: dict, texts: dict) -> dict:
 
 def therock_linux(table: dict, texts: dict) -> None:
     rocm_support(table, texts)
+    rocm_pages.support_rows(table, texts)
     table["therock_status"]["linux"] = _therock_source(table, texts)["linux"]
 
 
@@ -268,7 +264,7 @@ def rebuild(data_dir: Path, sources: Path = SOURCES) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from rocm_doctor.knowledge import provenance
 
-    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(sources.glob("*.md"))}
+    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(sources.iterdir()) if path.is_file()}
     changes = []
     for name, build in BUILDERS.items():
         old = (data_dir / name).read_text(encoding="utf-8")

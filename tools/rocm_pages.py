@@ -1,0 +1,152 @@
+"""Builders for the rows AMD's own ROCm pages give, read from their repository files at a commit (saved under
+tests/fixtures/sources/): the system requirements of 6.0.2, 6.1.2 and 6.2.4 (GPUs with their support mark, operating
+systems with their kernels) and the compatibility matrix (targets, operating systems and PyTorch per release, 6.0.0 to
+7.2.4). A row the matrix disagrees with stops the rebuild: the disagreement is for a maintainer to resolve, not to be
+written over."""
+
+from __future__ import annotations
+
+import source_parsers as parse
+from source_parsers import source_entry
+
+SR = {"6.0": "rocm-install-on-linux-6.0.2-system-requirements.rst",
+      "6.1": "rocm-install-on-linux-6.1.2-system-requirements.rst",
+      "6.2": "rocm-install-on-linux-6.2.4-system-requirements.rst"}
+SR_GPU_QUOTE = '"AMD Instinct MI50", "GCN5.1", "gfx906", "⚠️"'
+SR_OS_QUOTES = {"6.0": '"Ubuntu 22.04.4", "6.6", "✅ :sup:`2`"', "6.1": '"Ubuntu 20.04.6", "5.15 [HWE]", "✅"',
+                "6.2": '"Ubuntu 22.04.5", "5.15 [GA], 6.8 [HWE]", "✅"'}
+CM_HIST = "rocm-compatibility-matrix-historical-6.0-6.3.csv"
+CM_HIST_QUOTE = ":doc:`GPU / LLVM target <rocm-install-on-linux:reference/system-requirements>`,gfx1100,gfx1100"
+CM_63 = "rocm-compatibility-matrix-6.3.rst"
+CM_63_QUOTE = '`Ubuntu <https://ubuntu.com/about/release-cycle#ubuntu-kernel-release-cycle>`_, 24.04.2, "6.8 GA, 6.11 HWE"'
+CM_LRB = "rocm-compatibility-matrix-7.2.rst"
+CM_LRB_QUOTE = '"ROCm Version", "7.2.4/7.2.3", "7.2.2/7.2.1", "7.1.0"'
+STATUS_RANK = ("supported", "deprecated", "unsupported")
+
+
+def _points(columns: dict, minor: str) -> list[str]:
+    """The point releases of one major.minor the matrix has columns for, oldest first."""
+    found = [r for r in columns if r.rsplit(".", 1)[0] == minor]
+    return sorted(found, key=lambda r: tuple(int(p) for p in r.split(".")))
+
+
+def _check_targets(row: dict, columns: dict, key: str) -> None:
+    """The row's supported targets must be the matrix's for every point release of it."""
+    listed = {gfx for point in _points(columns, row["rocm"]) for gfx in columns[point]["gfx"]}
+    supported = {gfx for gfx, value in row["gfx"].items()
+                 if (value if isinstance(value, str) else value["status"]) == "supported"}
+    assert listed == supported, f"ROCm {row['rocm']}: {key} lists {sorted(listed)}, the row {sorted(supported)}"
+
+
+# --- rocm_support_linux.json --------------------------------------------------------------------------------------
+
+
+def _sr_release(row: dict, text: str) -> None:
+    """A 6.x row from its system-requirements page: one product per GPU the page lists, a target's status the best
+    mark any of its products has; a product the page does not list is kept only with its recorded disagreement."""
+    products = parse.gpu_support(text)
+    gfx: dict[str, str] = {}
+    for product in products:
+        best = min(gfx.get(product["gfx"], "unsupported"), product["status"], key=STATUS_RANK.index)
+        gfx[product["gfx"]] = best
+    names = {p["name"] for p in products}
+    kept = [p for p in row["products"] if p["name"] not in names and p.get("disagreement")]
+    row.update(gfx=gfx, products=products + kept)
+    row.pop("disagreement", None)
+
+
+def support_rows(table: dict, texts: dict) -> None:
+    rows = {row["rocm"]: row for row in table["releases"]}
+    table["sources"].pop("RIL", None)
+    for minor, saved in SR.items():
+        key = f"SR-{minor}"
+        table["sources"][key] = source_entry(saved, texts[saved], SR_GPU_QUOTE)
+        row = rows[minor]
+        _sr_release(row, texts[saved])
+        row["source"] = key
+        row["also"] = ["CM-HIST"] + [k for k in row.get("also", []) if k not in ("CM-HIST", key)]
+    table["sources"]["CM-HIST"] = source_entry(CM_HIST, texts[CM_HIST], CM_HIST_QUOTE)
+    history = parse.matrix_csv(texts[CM_HIST])
+    for minor in ("6.0", "6.1", "6.2", "6.3"):
+        _check_targets(rows[minor], history, "CM-HIST")
+    table["sources"]["CM-LRB"] = source_entry(CM_LRB, texts[CM_LRB], CM_LRB_QUOTE)
+    latest = parse.matrix_table(texts[CM_LRB])
+    for minor in ("7.1", "7.2"):
+        _check_targets(rows[minor], latest, "CM-LRB")
+
+
+# --- os_support.json ----------------------------------------------------------------------------------------------
+
+
+def _group(listed: list[dict], kernels: dict) -> list[dict]:
+    """Listed distributions ({"id", "version", "from"?, "note"?}) -> distro entries: Ubuntu point releases grouped
+    under their version with the kernels the source gives (labelled GA/HWE, or as given)."""
+    entries: dict[tuple, dict] = {}
+    for item in listed:
+        distro, version = item["id"], item["version"]
+        base = ".".join(version.split(".")[:2]) if distro == "ubuntu" else version
+        entry = entries.get((distro, base))
+        if entry is None:
+            entry = entries[(distro, base)] = {"id": distro, "version": base}
+            if item.get("from"):
+                entry["from"] = item["from"]
+        if item.get("note"):  # an Ubuntu point release's note names the point release
+            said = f"{version}: {item['note']}" if distro == "ubuntu" else item["note"]
+            entry["note"] = f"{entry['note']}; {said}" if entry.get("note") else said
+        if distro == "ubuntu":
+            entry.setdefault("points", []).append(version)
+        given = kernels.get((distro, version))
+        if isinstance(given, list):
+            series = entry.setdefault("kernels", [])
+            series += [k for k in given if k not in series]
+        elif given and distro != "ubuntu":
+            entry["kernel"] = given
+        elif given:
+            entry.setdefault("unlabelled", []).append((given, version))
+    for entry in entries.values():
+        unlabelled = entry.pop("unlabelled", None)
+        if unlabelled:
+            values = {given for given, _ in unlabelled}
+            entry["kernel"] = unlabelled[0][0] if len(values) == 1 else ", ".join(f"{g} ({v})" for g, v in unlabelled)
+    return list(entries.values())
+
+
+def _matrix_distros(columns: dict, minor: str, kernels: dict, notes: dict) -> list[dict]:
+    """A release's distributions over its point releases: `from` where a later point release added one, `note`
+    the footnote the matrix marks it with."""
+    points = _points(columns, minor)
+    listed, seen = [], set()
+    for point in points:
+        for distro, version, labels in columns[point]["os"]:
+            if (distro, version) in seen:
+                continue
+            seen.add((distro, version))
+            item = {"id": distro, "version": version, "from": point if point != points[0] else None,
+                    "note": " ".join(notes[label] for label in labels if label in notes) or None}
+            listed.append(item)
+    return _group(listed, kernels)
+
+
+def os_rows(table: dict, texts: dict) -> None:
+    rows = {row["rocm"]: row for row in table["releases"]}
+    for minor, saved in SR.items():
+        key = f"SR-{minor}"
+        table["sources"][key] = source_entry(saved, texts[saved], SR_OS_QUOTES[minor])
+        listed = [dict(r, id=parse.OS_NAME_IDS[r["name"]]) for r in parse.os_support_rows(texts[saved])]
+        kernels = {(r["id"], r["version"]): parse.labelled_kernels(r["kernel"]) or r["kernel"] for r in listed}
+        distros = _group(listed, kernels)
+        rows[minor].update(source=key, distros=distros)
+        rows[minor].pop("note", None)
+    table["sources"]["CM-HIST"] = source_entry(CM_HIST, texts[CM_HIST], CM_HIST_QUOTE)
+    table["sources"]["CM-6.3"] = source_entry(CM_63, texts[CM_63], CM_63_QUOTE)
+    kernels = {(e["id"], e["version"]): e.get("kernels") or e.get("kernel") for e in parse.matrix_kernels(texts[CM_63])}
+    row = rows["6.3"]
+    row.update(source="CM-6.3", also=["CM-HIST"],
+               distros=_matrix_distros(parse.matrix_csv(texts[CM_HIST]), "6.3", kernels,
+                                           parse.footnotes(texts[CM_63])),
+               note="distributions per point release from the past-versions matrix (CM-HIST); kernels from the "
+                    "page's kernel table, which is 6.3.3's (CM-6.3)")
+    table["sources"]["CM-LRB"] = source_entry(CM_LRB, texts[CM_LRB], CM_LRB_QUOTE)
+    row = rows["7.2"]
+    row.update(distros=_matrix_distros(parse.matrix_table(texts[CM_LRB]), "7.2", {}, {}),
+               note="kernels and glibc are not in this source")
