@@ -15,6 +15,12 @@ SR = {"6.0": "rocm-install-on-linux-6.0.2-system-requirements.rst",
 SR_GPU_QUOTE = '"AMD Instinct MI50", "GCN5.1", "gfx906", "⚠️"'
 SR_OS_QUOTES = {"6.0": '"Ubuntu 22.04.4", "6.6", "✅ :sup:`2`"', "6.1": '"Ubuntu 20.04.6", "5.15 [HWE]", "✅"',
                 "6.2": '"Ubuntu 22.04.5", "5.15 [GA], 6.8 [HWE]", "✅"'}
+GOS = {minor: f"rocm-{point}-gpu_os_support.md" for minor, point in (
+    ("5.0", "5.0.2"), ("5.1", "5.1.3"), ("5.2", "5.2.3"), ("5.3", "5.3.3"), ("5.4", "5.4.3"), ("5.5", "5.5.1"),
+    ("5.6", "5.6.1"), ("5.7", "5.7.1"))}
+GOS_QUOTE = "| AMD Instinct™ MI25   | GCN5.0 | gfx900 | ❌ |"
+GOS_LATE = ("the table sits on the release's docs branch as the March 2023 documentation rework left it, after "
+            "5.0-5.6 shipped")
 CM_HIST = "rocm-compatibility-matrix-historical-6.0-6.3.csv"
 CM_HIST_QUOTE = ":doc:`GPU / LLVM target <rocm-install-on-linux:reference/system-requirements>`,gfx1100,gfx1100"
 CM_63 = "rocm-compatibility-matrix-6.3.rst"
@@ -41,14 +47,22 @@ def _check_targets(row: dict, columns: dict, key: str) -> None:
 # --- rocm_support_linux.json --------------------------------------------------------------------------------------
 
 
+def _targets(products: list[dict]) -> dict:
+    """A target's status is the best mark any of its products has; a note all its products share goes with it."""
+    gfx: dict = {}
+    for gpu in sorted({p["gfx"] for p in products}, key=[p["gfx"] for p in products].index):
+        mine = [p for p in products if p["gfx"] == gpu]
+        status = min((p["status"] for p in mine), key=STATUS_RANK.index)
+        notes = {p.get("note") for p in mine}
+        gfx[gpu] = {"status": status, "note": notes.pop()} if len(notes) == 1 and None not in notes else status
+    return gfx
+
+
 def _sr_release(row: dict, text: str) -> None:
-    """A 6.x row from its system-requirements page: one product per GPU the page lists, a target's status the best
-    mark any of its products has; a product the page does not list is kept only with its recorded disagreement."""
+    """A 6.x row from its system-requirements page: one product per GPU the page lists, each target's status from
+    its products; a product the page does not list is kept only with its recorded disagreement."""
     products = parse.gpu_support(text)
-    gfx: dict[str, str] = {}
-    for product in products:
-        best = min(gfx.get(product["gfx"], "unsupported"), product["status"], key=STATUS_RANK.index)
-        gfx[product["gfx"]] = best
+    gfx = {gpu: value if isinstance(value, str) else value["status"] for gpu, value in _targets(products).items()}
     names = {p["name"] for p in products}
     kept = [p for p in row["products"] if p["name"] not in names and p.get("disagreement")]
     row.update(gfx=gfx, products=products + kept)
@@ -57,6 +71,13 @@ def _sr_release(row: dict, text: str) -> None:
 
 def support_rows(table: dict, texts: dict) -> None:
     rows = {row["rocm"]: row for row in table["releases"]}
+    for minor, saved in GOS.items():
+        key = f"R-GOS-{minor}"
+        entry = source_entry(saved, texts[saved], GOS_QUOTE)
+        table["sources"][key] = dict(entry, note=GOS_LATE) if minor != "5.7" else entry
+        products = parse.md_gpu_support(texts[saved])
+        rows[minor].update(source=key, gfx=_targets(products), products=products)
+        rows[minor].pop("note", None)
     table["sources"].pop("RIL", None)
     for minor, saved in SR.items():
         key = f"SR-{minor}"

@@ -354,3 +354,21 @@ def matrix_kernels(text: str) -> list[dict]:
         entry = {"id": distro, "version": row[1]}
         result.append(dict(entry, kernels=kernels) if kernels else dict(entry, kernel=row[2]))
     return result
+
+
+def md_gpu_support(text: str) -> list[dict]:
+    """A 5.x GPU and OS support page's GPU tables (Markdown): [{"name", "gfx", "status", "note"?}] ("AMD " and the
+    trademark signs dropped; "note" the words after the support mark, such as "Ubuntu 22.04 only")."""
+    products = []
+    for table in markdown_tables(text):
+        target = next((key for key in (table[0] if table else {}) if "LLVM Target" in key), None)
+        if target is None:
+            continue
+        for row in table:
+            name = re.sub(r"^AMD |[™®]", "", row.get("Product Name") or row["Name"]).strip()
+            support = row["Support"].strip()
+            status = next(s for sign, s in _SUPPORT_MARKS.items() if support.startswith(sign))
+            entry = {"name": name, "gfx": row[target], "status": status}
+            note = support[1:].strip(" ()\ufe0f")
+            products.append(dict(entry, note=note) if note else entry)
+    return products
