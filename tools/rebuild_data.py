@@ -147,6 +147,7 @@ def os_support(table: dict, texts: dict) -> None:
 
 
 def gpu_catalog(table: dict, texts: dict) -> None:
+    rocm_pages.catalog_rows(table, texts)
     rn10 = texts[RN_10]
     table["sources"]["RN-10.0"] = source_entry(RN_10, rn10, "[Ryzen AI 5 PRO 440](https://www.amd.com/en/products/"
                                                "processors/laptop/ryzen-pro/ai-400-series/amd-ryzen-ai-5-pro-440.html) "

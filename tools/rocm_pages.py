@@ -171,3 +171,36 @@ def os_rows(table: dict, texts: dict) -> None:
     row = rows["7.2"]
     row.update(distros=_matrix_distros(parse.matrix_table(texts[CM_LRB]), "7.2", {}, {}),
                note="kernels and glibc are not in this source")
+
+
+# --- gpu_catalog.json ---------------------------------------------------------------------------------------------
+
+ARCH_SPECS = "rocm-gpu-arch-specs.rst"
+ARCH_SPECS_QUOTE = "          - MI300X\n          - CDNA3\n          - gfx942\n          - 192"
+PEAK_PAGES = {"ROCM-MI300": ("rocm-gpu-arch-mi300.md", "instinct-mi300x", "  - Matrix FP32\n  - 256\n  - 163.4"),
+              "ROCM-MI200": ("rocm-gpu-arch-mi250.md", "instinct-mi250", "  - Matrix FP32\n  - 256\n  - 90.5"),
+              "ROCM-MI100": ("rocm-gpu-arch-mi100.md", "instinct-mi100",
+                             "| Matrix FP32               | 256            | 46.1        |")}
+
+
+def catalog_rows(table: dict, texts: dict) -> None:
+    """Targets, VRAM and compute units of every product AMD's hardware specification table names; the dense peak
+    rates of the Instinct products whose microarchitecture page gives a peak-performance table."""
+    table["sources"]["ARCH-SPECS"] = source_entry(ARCH_SPECS, texts[ARCH_SPECS], ARCH_SPECS_QUOTE)
+    specs = {row["Model"]: row for rows in parse.rst_list_tables(texts[ARCH_SPECS]) for row in rows}
+    gpus = {gpu["id"]: gpu for gpu in table["gpus"]}
+    for gpu in table["gpus"]:
+        if gpu["vendor"] != "amd":
+            continue
+        model = next((specs[m] for m in (n.replace("AMD ", "").replace("Instinct ", "") for n in gpu["names"])
+                      if m in specs), None)
+        if model is None:
+            continue
+        gpu.update(gfx=model["LLVM target name"], vram_gb=int(model["VRAM (GiB)"]),
+                   compute_units=int(model["Compute Units"].split()[0]), source="ARCH-SPECS")
+    for key, (saved, gpu_id, quote) in PEAK_PAGES.items():
+        table["sources"][key] = source_entry(saved, texts[saved], quote)
+        peaks = parse.peak_tflops(texts[saved])
+        gpus[gpu_id]["peak_tflops"] = {"fp32": peaks["Matrix FP32"], "fp16": peaks["Matrix FP16"],
+                                       "bf16": peaks["Matrix BF16"], "fp32_vector": peaks["Vector FP32"]}
+        gpus[gpu_id]["figures_source"] = key

@@ -372,3 +372,29 @@ def md_gpu_support(text: str) -> list[dict]:
             note = support[1:].strip(" ()\ufe0f")
             products.append(dict(entry, note=note) if note else entry)
     return products
+
+
+def rst_list_tables(text: str) -> list[list[dict]]:
+    """Every `list-table` of an RST or MyST page whose rows are "*" items of "  - cell" lines, as rows of
+    {header: cell} (the first row is the header)."""
+    tables, rows, current = [], [], None
+    for line in text.splitlines() + [".. end"]:
+        stripped = line.strip()
+        if stripped == "*":
+            current = []
+            rows.append(current)
+        elif stripped.startswith("- ") and current is not None:
+            current.append(stripped[2:].strip())
+        elif stripped.startswith(("```", ".. ")):
+            if len(rows) > 1:
+                tables.append([dict(zip(rows[0], row)) for row in rows[1:]])
+            rows, current = [], None
+    return tables
+
+
+def peak_tflops(text: str) -> dict[str, float]:
+    """A ROCm microarchitecture page's peak-performance table: {"Matrix FP32": 163.4, ...}."""
+    for table in rst_list_tables(text) + markdown_tables(text):
+        if table and "Peak TFLOPS" in table[0]:
+            return {row["Computation and Data Type"]: float(row["Peak TFLOPS"]) for row in table}
+    return {}
