@@ -139,3 +139,28 @@ def test_a_row_the_matrix_disagrees_with_stops_the_rebuild():
     row = {"rocm": "7.2", "gfx": {"gfx950": "supported", "gfx1151": "supported"}}
     with pytest.raises(AssertionError, match="CM-LRB lists"):
         rocm_pages._check_targets(row, parse.matrix_table(_text(rocm_pages.CM_LRB)), "CM-LRB")
+
+
+def test_a_5x_support_page_and_the_microarchitecture_pages_parse():
+    import rocm_pages
+
+    gpus = parse.md_gpu_support(_text(rocm_pages.GOS["5.7"]))
+    assert {"name": "Radeon RX 7900 XTX", "gfx": "gfx1100", "status": "supported", "note": "Ubuntu 22.04 only"} in gpus
+    assert rocm_pages._targets(gpus)["gfx1100"] == {"status": "supported", "note": "Ubuntu 22.04 only"}
+    peaks = {key: parse.peak_tflops(_text(saved)) for key, (saved, _, _) in rocm_pages.PEAK_PAGES.items()}
+    assert peaks["ROCM-MI300"]["Matrix BF16"] == 1307.4 and peaks["ROCM-MI100"]["Matrix BF16"] == 92.3
+    assert peaks["ROCM-MI200"]["Vector FP32"] == 45.3
+
+
+def test_a_windows_page_target_the_specification_table_contradicts_is_counted_under_the_tables():
+    import rocm_pages
+
+    specs = rocm_pages._spec_targets({rocm_pages.ARCH_SPECS: _text(rocm_pages.ARCH_SPECS)})
+    assert specs["radeon rx 7600"] == "gfx1102" and specs["mi300x"] == "gfx942"
+    texts = {name: _text(name) for name in rocm_pages.WIN["5.5"][1] + rocm_pages.WIN["6.0"][1]}
+    row = rocm_pages._windows_release(rocm_pages.WIN["5.5"][1], texts, specs)
+    assert row["gfx"]["gfx1102"] == {"runtime": "supported", "sdk": "supported"}
+    assert "Radeon RX 7600 as gfx1100 (the hardware specification table: gfx1102)" in row["disagreement"]
+    assert row["os"] == ["Windows 10 22H2", "Windows 11 22H2", "Windows Server 2022"]
+    later = rocm_pages._windows_release(rocm_pages.WIN["6.0"][1], texts, specs)
+    assert later["gfx"]["gfx1101"]["from"] == "6.0.2" and later["note"].startswith("6.0.2 adds Radeon PRO W7700")

@@ -195,6 +195,7 @@ def therock_linux(table: dict, texts: dict) -> None:
 
 
 def therock_windows(table: dict, texts: dict) -> None:
+    rocm_pages.windows_rows(table, texts)
     status = _therock_source(table, texts)["windows"]
     table["therock_status"].update(status)
 

@@ -6,6 +6,8 @@ written over."""
 
 from __future__ import annotations
 
+import re
+
 import source_parsers as parse
 from source_parsers import source_entry
 
@@ -204,3 +206,70 @@ def catalog_rows(table: dict, texts: dict) -> None:
         gpus[gpu_id]["peak_tflops"] = {"fp32": peaks["Matrix FP32"], "fp16": peaks["Matrix FP16"],
                                        "bf16": peaks["Matrix BF16"], "fp32_vector": peaks["Vector FP32"]}
         gpus[gpu_id]["figures_source"] = key
+
+
+# --- support_windows.json -----------------------------------------------------------------------------------------
+
+WIN = {"5.5": ("R-WIN-5.5", ["rocm-5.5.1-windows_support.md"]), "5.7": ("R-WIN-5.7", ["rocm-5.7.1-windows_support.md"]),
+       "6.0": ("RIW-6.0", ["rocm-install-on-windows-6.0.0-system-requirements.rst",
+                           "rocm-install-on-windows-6.0.2-system-requirements.rst"]),
+       "6.1": ("RIW-6.1", ["rocm-install-on-windows-6.1.2-system-requirements.rst"]),
+       "6.2": ("RIW-6.2.4", ["rocm-install-on-windows-6.2.4-system-requirements.rst"])}
+WIN_QUOTES = {"R-WIN-5.5": "| AMD Radeon™ RX 7600     | RDNA3  | gfx1100 | ✅ | ✅ |",
+              "R-WIN-5.7": "| AMD Radeon™ RX 7600     | RDNA3  | gfx1102 | ✅ | ✅ |",
+              "RIW-6.0": '"AMD Radeon PRO W6600", "RDNA2", "gfx1032", "✅", "❌"',
+              "RIW-6.1": '"AMD Radeon PRO W6600", "RDNA2", "gfx1032", "✅", "❌"',
+              "RIW-6.2.4": '"AMD Radeon PRO W6600", "RDNA2", "gfx1032", "✅", "❌"'}
+
+
+def _spec_targets(texts: dict) -> dict[str, str]:
+    """Product name (lower case) -> LLVM target, from AMD's hardware specification table."""
+    rows = [row for table in parse.rst_list_tables(texts[ARCH_SPECS]) for row in table]
+    return {row["Model"].lower(): row["LLVM target name"] for row in rows}
+
+
+def _windows_release(pages: list[str], texts: dict, specs: dict) -> dict:
+    """A Windows row from the release's page(s), oldest point release first: each target's Runtime and HIP SDK status
+    (the best its products have), `from` for a target a later point release added; a product the page files under
+    another target than AMD's hardware specification table counts under the table's, and the row says so."""
+    gfx: dict = {}
+    wrong, added, first, named = [], [], None, None
+    for index, saved in enumerate(pages):
+        page = parse.windows_support(texts[saved])
+        point = re.search(r"\d+\.\d+\.\d+", saved).group(0)
+        names = [gpu["name"].lower() for gpu in page["gpus"]]
+        added += [gpu["name"] for gpu in page["gpus"] if named is not None and gpu["name"].lower() not in named]
+        named = names
+        for gpu in page["gpus"]:
+            target = specs.get(gpu["name"].lower(), gpu["gfx"])
+            if target != gpu["gfx"]:
+                said = f"{gpu['name']} as {gpu['gfx']} (the hardware specification table: {target})"
+                wrong.append(said) if said not in wrong else None
+            entry = gfx.get(target)
+            if entry is None:
+                entry = gfx[target] = {"runtime": gpu["runtime"], "sdk": gpu["sdk"]}
+                if index:
+                    entry["from"] = point
+            for column in ("runtime", "sdk"):
+                entry[column] = min(entry[column], gpu[column], key=STATUS_RANK.index)
+        first = first or page["os"]
+    row = {"gfx": gfx, "os": first}
+    if wrong:
+        row["disagreement"] = "the page lists " + "; ".join(wrong)
+    if added:
+        row["note"] = f"{point} adds {', '.join(added)}"
+    return row
+
+
+def windows_rows(table: dict, texts: dict) -> None:
+    specs = _spec_targets(texts)
+    table["sources"]["ARCH-SPECS"] = source_entry(ARCH_SPECS, texts[ARCH_SPECS], ARCH_SPECS_QUOTE)
+    rows = {row["rocm"]: row for row in table["releases"]}
+    for minor, (key, pages) in WIN.items():
+        table["sources"][key] = source_entry(pages[-1], texts[pages[-1]], WIN_QUOTES[key])
+        row = rows[minor]
+        for stale in ("disagreement", "note", "also"):
+            row.pop(stale, None)
+        row.update(source=key, **_windows_release(pages, texts, specs))
+        if "disagreement" in row:
+            row["also"] = ["ARCH-SPECS"]

@@ -398,3 +398,31 @@ def peak_tflops(text: str) -> dict[str, float]:
         if table and "Peak TFLOPS" in table[0]:
             return {row["Computation and Data Type"]: float(row["Peak TFLOPS"]) for row in table}
     return {}
+
+
+def _mark(cell: str) -> str:
+    return next(status for sign, status in _SUPPORT_MARKS.items() if cell.strip().startswith(sign))
+
+
+def windows_support(text: str) -> dict:
+    """A HIP SDK system-requirements page (RST) or a 5.x Windows support page (Markdown): {"os": ["Windows 10 22H2",
+    ...], "gpus": [{"name", "gfx", "runtime", "sdk"}]} as the page gives them ("AMD " and trademark signs dropped; a
+    Windows Server keeps its own name: the "22H2" some pages put in its update column is a client release's)."""
+    tables = [[dict(zip(t["header"], row)) for row in t["rows"]] for t in rst_csv_tables(text)]
+    tables += markdown_tables(text)
+    result: dict = {"os": [], "gpus": []}
+    for table in tables:
+        if not table:
+            continue
+        keys = list(table[0])
+        if "Distribution" in keys:
+            update = next(k for k in keys if k.startswith("Validated"))
+            result["os"] += [row["Distribution"] if row["Distribution"].startswith("Windows Server") else
+                             " ".join([row["Distribution"], row[update].replace("(GA)", "").strip()]).strip()
+                             for row in table]
+        elif "HIP SDK" in keys:
+            target = next(k for k in keys if "LLVM" in k)
+            result["gpus"] += [{"name": re.sub(r"^AMD |[™®]", "", split_marks(row["Name"])[0]).strip(),
+                                "gfx": row[target], "runtime": _mark(row["Runtime"]), "sdk": _mark(row["HIP SDK"])}
+                               for row in table]
+    return result
