@@ -236,9 +236,22 @@ def torch_family(table: dict, texts: dict) -> None:
         table["sources"].pop("WHEELS-NOTE", None)
 
 
+def saved_elsewhere(table: dict, texts: dict) -> None:
+    """A source whose words are kept verbatim in a saved excerpt outside tests/fixtures/sources/ (the header enum
+    regions under tests/fixtures/headers/) is verified when that copy holds its quote and the source names its
+    version."""
+    for source in table["sources"].values():
+        saved = source.get("saved", "")
+        if not saved or saved.startswith("tests/fixtures/sources/") or source.get("version") in (None, "unrecorded"):
+            continue
+        assert source.get("quote") and source["quote"] in (ROOT / saved).read_text(encoding="utf-8"), saved
+        source["verified"] = True
+        source.pop("why", None)
+
+
 BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog,
             "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels,
-            "torch_family.json": torch_family}
+            "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
