@@ -164,3 +164,14 @@ def test_a_windows_page_target_the_specification_table_contradicts_is_counted_un
     assert row["os"] == ["Windows 10 22H2", "Windows 11 22H2", "Windows Server 2022"]
     later = rocm_pages._windows_release(rocm_pages.WIN["6.0"][1], texts, specs)
     assert later["gfx"]["gfx1101"]["from"] == "6.0.2" and later["note"].startswith("6.0.2 adds Radeon PRO W7700")
+
+
+def test_kfd_and_the_firmware_blocks_parse_to_targets_and_files():
+    import linux_pages
+
+    targets = linux_pages.kfd_targets(_text(linux_pages.KFD))
+    assert targets["9.4.2"] == "gfx90a" and targets["11.0.3"] == "gfx1101" and targets["11.0.4"] == "gfx1103"
+    assert targets["10.3.7"] == "gfx1036" and targets["12.0.1"] == "gfx1201"
+    assert linux_pages.gfx_name(90012) == "gfx90c" and linux_pages.gfx_name(110501) == "gfx1151"
+    files = linux_pages.firmware_files(_text(linux_pages.FIRMWARE["GFX12-FW"][0]))
+    assert files[0] == "gc_12_0_0_pfp.bin" and "gc_12_0_1_rlc_kicker.bin" in files

@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rocm_pages  # noqa: E402  (tools beside this one, not a package)
+import linux_pages  # noqa: E402  (tools beside this one, not a package)
+import rocm_pages  # noqa: E402
 import source_parsers as parse  # noqa: E402
 from source_parsers import source_entry  # noqa: E402
 
@@ -251,7 +252,8 @@ def saved_elsewhere(table: dict, texts: dict) -> None:
 
 BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog,
             "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels,
-            "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere}
+            "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
+            "amdgpu_firmware.json": linux_pages.firmware_rows}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
