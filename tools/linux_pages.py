@@ -10,7 +10,9 @@ from source_parsers import source_entry
 
 KFD = "linux-kfd_device.c-kgd2kfd_probe.c"
 KFD_QUOTE = "\t\tcase IP_VERSION(11, 0, 3):\n\t\t\t/* Note: Compiler version is 11.0.1 while HW version is 11.0.3 */"
-FIRMWARE = {"GFX11-FW": ("linux-gfx_v11_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/gc_11_5_3_rlc.bin");'),
+FIRMWARE = {"GFX9-FW": ("linux-gfx_v9_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/aldebaran_sjt_mec2.bin");'),
+            "GFX10-FW": ("linux-gfx_v10_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/yellow_carp_rlc.bin");'),
+            "GFX11-FW": ("linux-gfx_v11_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/gc_11_5_3_rlc.bin");'),
             "GFX12-FW": ("linux-gfx_v12_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/gc_12_0_1_toc.bin");')}
 
 
