@@ -11,6 +11,7 @@ from source_parsers import source_entry
 KFD = "linux-kfd_device.c-kgd2kfd_probe.c"
 KFD_QUOTE = "\t\tcase IP_VERSION(11, 0, 3):\n\t\t\t/* Note: Compiler version is 11.0.1 while HW version is 11.0.3 */"
 FIRMWARE = {"GFX9-FW": ("linux-gfx_v9_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/aldebaran_sjt_mec2.bin");'),
+            "GFX943-FW": ("linux-gfx_v9_4_3.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/gc_9_5_0_rlc.bin");'),
             "GFX10-FW": ("linux-gfx_v10_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/yellow_carp_rlc.bin");'),
             "GFX11-FW": ("linux-gfx_v11_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/gc_11_5_3_rlc.bin");'),
             "GFX12-FW": ("linux-gfx_v12_0.c-MODULE_FIRMWARE.c", 'MODULE_FIRMWARE("amdgpu/gc_12_0_1_toc.bin");')}
@@ -61,3 +62,6 @@ def firmware_rows(table: dict, texts: dict) -> None:
         for key, files in declared.items():
             if all(any(name.startswith(prefix) for name in files) for prefix in row["prefixes"]):
                 row["source"] = key
+    used = {row[field] for row in table["targets"] for field in ("source", "gc_source")}
+    for key in [key for key in table["sources"] if key not in used]:
+        del table["sources"][key]  # a reading no row rests on any more
