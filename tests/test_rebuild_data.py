@@ -175,3 +175,12 @@ def test_kfd_and_the_firmware_blocks_parse_to_targets_and_files():
     assert linux_pages.gfx_name(90012) == "gfx90c" and linux_pages.gfx_name(110501) == "gfx1151"
     files = linux_pages.firmware_files(_text(linux_pages.FIRMWARE["GFX12-FW"][0]))
     assert files[0] == "gc_12_0_0_pfp.bin" and "gc_12_0_1_rlc_kicker.bin" in files
+
+
+def test_the_cuda_build_script_gives_each_cuda_its_arch_lists():
+    import pytorch_pages
+
+    built = pytorch_pages.build_arch_lists(_text(pytorch_pages.BUILD_CUDA))
+    assert built["12.6"]["x86_64"][:2] == ["5.0", "6.0"] and built["12.6"]["aarch64"] == ["8.0", "9.0"]
+    assert built["13.0"]["x86_64"] == ["7.5", "8.0", "8.6", "9.0", "10.0", "12.0"]
+    assert built["13.0"]["aarch64"] == ["8.0", "9.0", "10.0", "11.0", "12.0"]
