@@ -184,3 +184,9 @@ def test_the_cuda_build_script_gives_each_cuda_its_arch_lists():
     assert built["12.6"]["x86_64"][:2] == ["5.0", "6.0"] and built["12.6"]["aarch64"] == ["8.0", "9.0"]
     assert built["13.0"]["x86_64"] == ["7.5", "8.0", "8.6", "9.0", "10.0", "12.0"]
     assert built["13.0"]["aarch64"] == ["8.0", "9.0", "10.0", "11.0", "12.0"]
+
+
+def test_hipvars_maps_the_legacy_platform_names():
+    import hip_pages
+
+    assert hip_pages.platform_renames(_text(hip_pages.HIPVARS)) == {"hcc": "amd", "nvcc": "nvidia"}

@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import linux_pages  # noqa: E402  (tools beside this one, not a package)
+import hip_pages  # noqa: E402  (tools beside this one, not a package)
+import linux_pages  # noqa: E402
 import pytorch_pages  # noqa: E402
 import rocm_pages  # noqa: E402
 import source_parsers as parse  # noqa: E402
@@ -254,7 +255,8 @@ def saved_elsewhere(table: dict, texts: dict) -> None:
 BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog,
             "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels,
             "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
-            "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows}
+            "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows,
+            "legacy_values.json": hip_pages.legacy_rows}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
