@@ -55,9 +55,9 @@ def test_the_manifest_is_dated_by_the_saved_sources_and_says_how_current_each_ta
     assert current["rocm_support_linux.json"] == min(
         s["read"] for s in json.loads((ROOT / "data" / "rocm_support_linux.json").read_text())["sources"].values()
         if s.get("verified") is True)
-    assert current["legacy_values.json"] is None  # no source of it is verified with a quote yet
+    assert current["nvidia_xid.json"] is None  # no source of it is verified with a quote yet
     counts = {entry["name"]: entry["sources_verified"] for entry in manifest["files"]}
-    assert counts["legacy_values.json"][0] == 0 and 0 < counts["rocm_support_linux.json"][0] < counts[
+    assert counts["nvidia_xid.json"][0] == 0 and 0 < counts["rocm_support_linux.json"][0] < counts[
         "rocm_support_linux.json"][1]
 
 
