@@ -65,3 +65,4 @@ def firmware_rows(table: dict, texts: dict) -> None:
     used = {row[field] for row in table["targets"] for field in ("source", "gc_source")}
     for key in [key for key in table["sources"] if key not in used]:
         del table["sources"][key]  # a reading no row rests on any more
+

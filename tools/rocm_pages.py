@@ -273,3 +273,19 @@ def windows_rows(table: dict, texts: dict) -> None:
         row.update(source=key, **_windows_release(pages, texts, specs))
         if "disagreement" in row:
             row["also"] = ["ARCH-SPECS"]
+
+
+# --- amdgpu_driver_support.json -----------------------------------------------------------------------------------
+
+PKG_NAMING = "rocm-install-on-linux-6.2.4-package-naming.rst"
+PKG_NAMING_QUOTE = "**Example:** `50400` points to the ROCm 5.4.0 release."
+
+
+def package_naming(table: dict, texts: dict) -> None:
+    """The package release-field rule rests on AMD's naming page: its own example must decode to the release it names
+    by the decoder rocm-doctor reads package versions with."""
+    from rocm_doctor.parsers.packages import amd_release
+
+    table["sources"]["PKG-NAMING"] = source_entry(PKG_NAMING, texts[PKG_NAMING], PKG_NAMING_QUOTE)
+    digits, release = re.search(r"`(\d{5,6})` points to the ROCm (\d+\.\d+\.\d+) release", texts[PKG_NAMING]).groups()
+    assert amd_release(f"1:6.8.0.{digits}-1") == release, (digits, release)
