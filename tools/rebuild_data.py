@@ -220,7 +220,28 @@ def torch_wheels(table: dict, texts: dict) -> None:
     table["windows"]["options"] = options + [option]
 
 
+TV_README = "pytorch-vision-README-2.1.md"
+TV_README_QUOTE = "| `2.1`              | `0.16`             | `>=3.8`, `<=3.11`   |"
+
+
+def vision_readme(table: dict, texts: dict) -> None:
+    """The torch releases torchvision's README table (at a commit) names take their torchvision from it."""
+    text = texts[TV_README]
+    table["sources"]["TV-README-2.1"] = source_entry(TV_README, text, TV_README_QUOTE)
+    pairs = {}
+    for rows in parse.markdown_tables(text):
+        for row in rows:
+            cells = list(row.values())
+            pairs[cells[0]] = cells[1]
+    for row in table["releases"]:
+        if row["torch"] in pairs:
+            row.update(torchvision=pairs[row["torch"]], torchvision_source="TV-README-2.1")
+            if row["source"] == "TV-README":
+                row["source"] = "TV-README-2.1"
+
+
 def torch_family(table: dict, texts: dict) -> None:
+    vision_readme(table, texts)
     text = texts[TR_REL]
     table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| 2.14          | 2.11               | 0.29          "
                                               "      | 1.14         |", "TheRock RELEASES.md: the torch, torchaudio "
