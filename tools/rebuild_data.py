@@ -8,11 +8,8 @@ A maintainer's command, not shipped in the wheel:
 To bring a table up to date: save the new page's excerpt under tests/fixtures/sources/ (with its header: source,
 title, page-date or commit, read), add or extend a builder below, run this, review the diff.
 
-Rebuilt from saved sources: rocm_support_linux.json (the 7.14 and 10.0 rows, TheRock's Linux status), os_support.json
-(the 7.14 and 10.0 rows), gpu_catalog.json (gfx1153's target row, ambiguous_names), support_windows.json (TheRock's
-Windows status), torch_wheels.json (TheRock's device-extra targets, ROCm 10.0's Windows PyTorch), torch_family.json
-(torchvision and torchaudio of torch 2.11-2.14), and the manifest (data_version, each table's current_as_of). Every
-other row is kept as data/ has it and is not rebuilt yet (data/README.md says why).
+Which rows each builder rebuilds, and from which saved pages: data/README.md ("Rebuilt from saved sources"). Every
+other row is kept as data/ has it; the manifest (data_version, each table's current_as_of) is always rewritten.
 """
 
 from __future__ import annotations
