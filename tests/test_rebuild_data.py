@@ -190,3 +190,11 @@ def test_hipvars_maps_the_legacy_platform_names():
     import hip_pages
 
     assert hip_pages.platform_renames(_text(hip_pages.HIPVARS)) == {"hcc": "amd", "nvcc": "nvidia"}
+
+
+def test_therocks_cmake_names_the_families_of_each_target():
+    import therock_pages
+
+    families = therock_pages.cmake_families(_text(therock_pages.CMAKE))
+    assert families["gfx103X-all"] == ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"]
+    assert families["gfx1151"] == ["gfx1151"] and "gfx1250" in families["dcgpu-all"]

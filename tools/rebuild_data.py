@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hip_pages  # noqa: E402  (tools beside this one, not a package)
 import linux_pages  # noqa: E402
 import pytorch_pages  # noqa: E402
+import therock_pages  # noqa: E402
 import rocm_pages  # noqa: E402
 import source_parsers as parse  # noqa: E402
 from source_parsers import source_entry  # noqa: E402
@@ -201,6 +202,8 @@ def therock_windows(table: dict, texts: dict) -> None:
 
 
 def torch_wheels(table: dict, texts: dict) -> None:
+    therock_pages.per_family(table, texts)
+    table["sources"]["TR-SUP"] = source_entry(TR_SUP, texts[TR_SUP], TR_SUP_QUOTE)
     text = texts[TR_REL]
     table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| AMD Radeon 820M iGPU                                 "
                                               "| gfx1153    | `device-gfx1153` |")

@@ -1,0 +1,43 @@
+"""Builders for the per-family history of TheRock's Python packages, read at a commit and saved under
+tests/fixtures/sources/: the families each gfx target belongs to (cmake/therock_amdgpu_targets.cmake), the note that
+per-family releases are frozen, and the per-family pages of June 2025."""
+
+from __future__ import annotations
+
+import re
+
+from source_parsers import source_entry
+
+CMAKE = "therock-amdgpu_targets.cmake"
+CMAKE_QUOTE = 'therock_add_amdgpu_target(gfx1153 "AMD Radeon 820M iGPU" FAMILY igpu-all gfx115X-all gfx115X-igpu'
+LEGACY = "therock-legacy_per_family_releases.md"
+LEGACY_QUOTE = "no new per-family releases will be generated and previous"
+JUNE_2025 = "therock-RELEASES-2025-06.md"
+JUNE_2025_QUOTE = "--find-links https://therock-nightly-python.s3.amazonaws.com/gfx94X-dcgpu/index.html"
+
+
+def cmake_families(text: str) -> dict[str, list[str]]:
+    """therock_add_amdgpu_target(gfx "product" FAMILY a b c ...) lines: family -> its targets, in the file's order
+    (each target is also a family of its own, as the cmake function registers it)."""
+    families: dict[str, list[str]] = {}
+    for gfx, names in re.findall(r'^therock_add_amdgpu_target\((gfx\w+) "[^"]*" FAMILY ([^)\n]*)', text, re.M):
+        for family in [gfx] + names.split():
+            families.setdefault(family, []).append(gfx)
+    return families
+
+
+def per_family(table: dict, texts: dict) -> None:
+    """The family names are the cmake file's (targets' own names left out); a frozen per-family index's targets must
+    be the family's there; the superseded June 2025 pages take their address from that RELEASES.md."""
+    sources = table["sources"]
+    sources["TR-CMAKE"] = source_entry(CMAKE, texts[CMAKE], CMAKE_QUOTE)
+    sources["TR-LEGACY"] = source_entry(LEGACY, texts[LEGACY], LEGACY_QUOTE)
+    sources["TR-REL-2025-06"] = source_entry(JUNE_2025, texts[JUNE_2025], JUNE_2025_QUOTE)
+    families = cmake_families(texts[CMAKE])
+    therock = table["therock"]
+    therock["family_names"] = [name for name in families if not re.fullmatch(r"gfx[0-9a-f]+", name)]
+    for row in therock["per_family"]["families"]:
+        assert families.get(row["family"]) == row["targets"], f"{row['family']}: the cmake file gives " \
+                                                              f"{families.get(row['family'])}"
+    page = re.search(r"--find-links (https://[^ ]+?/)gfx94X-dcgpu/(index\.html)", texts[JUNE_2025])
+    therock["superseded"]["url"] = page.group(1) + "{family}/" + page.group(2)
