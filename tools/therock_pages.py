@@ -41,3 +41,31 @@ def per_family(table: dict, texts: dict) -> None:
                                                               f"{families.get(row['family'])}"
     page = re.search(r"--find-links (https://[^ ]+?/)gfx94X-dcgpu/(index\.html)", texts[JUNE_2025])
     therock["superseded"]["url"] = page.group(1) + "{family}/" + page.group(2)
+
+
+COMMITS = {"TR-5790": ("therock-commit-5c841238.txt", "    Delete per-family release workflows (#5790)"),
+           "TR-3763": ("therock-commit-2722ebfa.txt", "    Shift nightly builds from gfx103X-dgpu to gfx103X-all (#3763)"),
+           "TR-7547": ("therock-commit-4d76ea1a.txt",
+                       "    * Use the aggregate https://<stream>.repo.amd.com/rocm/whl-next/ indexes")}
+
+
+def commit_date(text: str) -> str:
+    """The date of a saved `git show -s --date=iso` record."""
+    return re.search(r"^Date:\s+(\d{4}-\d\d-\d\d)", text, re.M).group(1)
+
+
+def commits(table: dict, texts: dict) -> None:
+    """The dates the per-family builds stopped and gfx103X-dgpu gave way to gfx103X-all are those commits'; the
+    aggregate indexes are the address the 7547 commit gives, per stream."""
+    for key, (saved, quote) in COMMITS.items():
+        note = table["sources"].get(key, {}).get("note")  # what else was read about it stays said
+        entry = source_entry(saved, texts[saved], quote.strip())
+        table["sources"][key] = dict(entry, note=note) if note else entry
+    per = table["therock"]["per_family"]
+    per["built_until"] = commit_date(texts[COMMITS["TR-5790"][0]])
+    renamed = next(row for row in per["families"] if row.get("rename_source") == "TR-3763")
+    renamed["renamed"] = commit_date(texts[COMMITS["TR-3763"][0]])
+    address = re.search(r"(https://<stream>\.repo\.amd\.com/rocm/whl-next/)", texts[COMMITS["TR-7547"][0]]).group(1)
+    following = table["therock"]["multi_arch"]["next"]
+    following.update({stream: address.replace("<stream>", stream) for stream in ("stable", "nightly")})
+    assert commit_date(texts[COMMITS["TR-7547"][0]]) in following["note"], following["note"]
