@@ -198,3 +198,11 @@ def test_therocks_cmake_names_the_families_of_each_target():
     families = therock_pages.cmake_families(_text(therock_pages.CMAKE))
     assert families["gfx103X-all"] == ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"]
     assert families["gfx1151"] == ["gfx1151"] and "gfx1250" in families["dcgpu-all"]
+
+
+def test_the_last_per_family_matrix_names_the_platforms_of_each_family():
+    import therock_pages
+
+    platforms = therock_pages.matrix_platforms(_text(therock_pages.FAMILY_MATRIX))
+    assert platforms["gfx94X-dcgpu"] == {"linux"} and platforms["gfx1151"] == {"linux", "windows"}
+    assert len(platforms) == 14

@@ -69,3 +69,31 @@ def commits(table: dict, texts: dict) -> None:
     following = table["therock"]["multi_arch"]["next"]
     following.update({stream: address.replace("<stream>", stream) for stream in ("stable", "nightly")})
     assert commit_date(texts[COMMITS["TR-7547"][0]]) in following["note"], following["note"]
+
+
+FAMILY_MATRIX = "therock-amdgpu_family_matrix.py"
+FAMILY_MATRIX_QUOTE = "amdgpu_family_info_matrix_nightly = {"
+
+
+def matrix_platforms(text: str) -> dict[str, set[str]]:
+    """The family matrix's presubmit, postsubmit and nightly dictionaries (Python literals, read with the ast module,
+    never run): family -> the platforms it is built for."""
+    import ast
+
+    platforms: dict[str, set[str]] = {}
+    for node in ast.parse(text.split("\n\n", 1)[1]).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "").startswith("amdgpu_family_info_matrix_"):
+            for entry in ast.literal_eval(node.value).values():
+                for platform, info in entry.items():
+                    platforms.setdefault(info["family"], set()).add(platform)
+    return platforms
+
+
+def family_platforms(table: dict, texts: dict) -> None:
+    """The frozen per-family indexes are the families the last per-family matrix built; Windows where it built one."""
+    table["sources"]["TR-FAMILIES"] = source_entry(FAMILY_MATRIX, texts[FAMILY_MATRIX], FAMILY_MATRIX_QUOTE)
+    platforms = matrix_platforms(texts[FAMILY_MATRIX])
+    rows = table["therock"]["per_family"]["families"]
+    assert {row["family"] for row in rows} == set(platforms), sorted(platforms)
+    for row in rows:
+        row["windows"] = "windows" in platforms[row["family"]]
