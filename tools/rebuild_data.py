@@ -205,6 +205,7 @@ def torch_wheels(table: dict, texts: dict) -> None:
     therock_pages.per_family(table, texts)
     therock_pages.commits(table, texts)
     therock_pages.family_platforms(table, texts)
+    therock_pages.windows_wheels(table, texts)
     table["sources"]["TR-SUP"] = source_entry(TR_SUP, texts[TR_SUP], TR_SUP_QUOTE)
     text = texts[TR_REL]
     table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| AMD Radeon 820M iGPU                                 "

@@ -97,3 +97,29 @@ def family_platforms(table: dict, texts: dict) -> None:
     assert {row["family"] for row in rows} == set(platforms), sorted(platforms)
     for row in rows:
         row["windows"] = "windows" in platforms[row["family"]]
+
+
+PYTORCH_README = "therock-external-builds-pytorch-README.md"
+PYTORCH_README_QUOTE = "| apex              | ✅ Supported  | ❌ Not supported"
+
+
+def windows_support_of(text: str) -> dict[str, str]:
+    """TheRock's pytorch README: project -> its Windows column's words ("In progress", "Not supported", ...); the
+    versions table's rows by their PyTorch version."""
+    result = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) >= 3 and cells[0] and not cells[0].startswith("-"):
+            words = re.sub(r"^[^\w]+|\s+-\s.*$", "", cells[2]).strip()
+            result[cells[0].replace("↳", "").strip()] = words
+    return result
+
+
+def windows_wheels(table: dict, texts: dict) -> None:
+    """The note on TheRock's Windows wheels must say what the README's Windows column says."""
+    table["sources"]["TR-PT"] = source_entry(PYTORCH_README, texts[PYTORCH_README], PYTORCH_README_QUOTE)
+    said = windows_support_of(texts[PYTORCH_README])
+    option = next(o for o in table["windows"]["options"] if o.get("source") == "TR-PT")
+    assert said["triton"] == "In progress" and said["apex"] == said["FBGEMM GenAI"] == "Not supported", said
+    assert said["2.7"] == "Unsupported", said["2.7"]
+    assert "triton in progress" in option["note"] and "2.7 line unsupported" in option["note"], option["note"]
