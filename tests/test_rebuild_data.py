@@ -206,3 +206,11 @@ def test_the_last_per_family_matrix_names_the_platforms_of_each_family():
     platforms = therock_pages.matrix_platforms(_text(therock_pages.FAMILY_MATRIX))
     assert platforms["gfx94X-dcgpu"] == {"linux"} and platforms["gfx1151"] == {"linux", "windows"}
     assert len(platforms) == 14
+
+
+def test_llvms_generic_processor_table_gives_each_generic_targets_members():
+    import llvm_pages
+
+    members = llvm_pages.generic_members(_text(llvm_pages.GENERIC))
+    assert members["gfx9-4-generic"] == ["gfx942", "gfx950"]  # the restrictions column's gfx1100 etc. left out
+    assert members["gfx11-generic"][-1] == "gfx1153" and members["gfx12-generic"] == ["gfx1200", "gfx1201"]

@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hip_pages  # noqa: E402  (tools beside this one, not a package)
 import linux_pages  # noqa: E402
+import llvm_pages  # noqa: E402
 import pytorch_pages  # noqa: E402
 import therock_pages  # noqa: E402
 import rocm_pages  # noqa: E402
@@ -206,6 +207,7 @@ def torch_wheels(table: dict, texts: dict) -> None:
     therock_pages.commits(table, texts)
     therock_pages.family_platforms(table, texts)
     therock_pages.windows_wheels(table, texts)
+    llvm_pages.generic_targets(table, texts)
     table["sources"]["TR-SUP"] = source_entry(TR_SUP, texts[TR_SUP], TR_SUP_QUOTE)
     text = texts[TR_REL]
     table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| AMD Radeon 820M iGPU                                 "
