@@ -214,3 +214,9 @@ def test_llvms_generic_processor_table_gives_each_generic_targets_members():
     members = llvm_pages.generic_members(_text(llvm_pages.GENERIC))
     assert members["gfx9-4-generic"] == ["gfx942", "gfx950"]  # the restrictions column's gfx1100 etc. left out
     assert members["gfx11-generic"][-1] == "gfx1153" and members["gfx12-generic"] == ["gfx1200", "gfx1201"]
+
+
+def test_libhsakmt_gives_the_override_limits():
+    import hip_pages
+
+    assert hip_pages.override_limits(_text(hip_pages.TOPOLOGY)) == {"major": 63, "minor": 255, "stepping": 255}

@@ -282,7 +282,8 @@ BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_supp
             "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels,
             "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
             "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows,
-            "legacy_values.json": hip_pages.legacy_rows, "amdgpu_driver_support.json": rocm_pages.package_naming}
+            "legacy_values.json": hip_pages.legacy_rows, "amdgpu_driver_support.json": rocm_pages.package_naming,
+            "overrides.json": hip_pages.override_format}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
