@@ -26,7 +26,8 @@ GOS_LATE = ("the table sits on the release's docs branch as the March 2023 docum
 CM_HIST = "rocm-compatibility-matrix-historical-6.0-6.3.csv"
 CM_HIST_QUOTE = ":doc:`GPU / LLVM target <rocm-install-on-linux:reference/system-requirements>`,gfx1100,gfx1100"
 CM_63 = "rocm-compatibility-matrix-6.3.rst"
-CM_63_QUOTE = '`Ubuntu <https://ubuntu.com/about/release-cycle#ubuntu-kernel-release-cycle>`_, 24.04.2, "6.8 GA, 6.11 HWE"'
+CM_63_QUOTE = ('`Ubuntu <https://ubuntu.com/about/release-cycle#ubuntu-kernel-release-cycle>`_, 24.04.2, '
+               '"6.8 GA, 6.11 HWE"')
 CM_LRB = "rocm-compatibility-matrix-7.2.rst"
 CM_LRB_QUOTE = '"ROCm Version", "7.2.4/7.2.3", "7.2.2/7.2.1", "7.1.0"'
 STATUS_RANK = ("supported", "deprecated", "unsupported")

@@ -44,7 +44,8 @@ def per_family(table: dict, texts: dict) -> None:
 
 
 COMMITS = {"TR-5790": ("therock-commit-5c841238.txt", "    Delete per-family release workflows (#5790)"),
-           "TR-3763": ("therock-commit-2722ebfa.txt", "    Shift nightly builds from gfx103X-dgpu to gfx103X-all (#3763)"),
+           "TR-3763": ("therock-commit-2722ebfa.txt",
+                       "    Shift nightly builds from gfx103X-dgpu to gfx103X-all (#3763)"),
            "TR-7547": ("therock-commit-4d76ea1a.txt",
                        "    * Use the aggregate https://<stream>.repo.amd.com/rocm/whl-next/ indexes")}
 
