@@ -151,6 +151,21 @@ def _matrix_distros(columns: dict, minor: str, kernels: dict, notes: dict) -> li
     return _group(listed, kernels)
 
 
+def _compare_distros(row: dict, listed: list[dict], key: str) -> None:
+    """A row another source gives is checked against a matrix that also covers it: the distributions one lists and
+    the other does not are recorded as a disagreement (a later point release's additions left aside)."""
+    theirs = {(d["id"], d["version"]) for d in listed}
+    ours = {(d["id"], d["version"]) for d in row["distros"] if not d.get("from")}
+    only_ours, only_theirs = sorted(ours - theirs), sorted(theirs - ours)
+    row["also"] = [key]
+    said = [f"{key} does not list {', '.join(' '.join(d) for d in only_ours)}"] if only_ours else []
+    said += [f"{key} also lists {', '.join(' '.join(d) for d in only_theirs)}"] if only_theirs else []
+    if said:
+        row["disagreement"] = "; ".join(said)
+    else:
+        row.pop("disagreement", None)
+
+
 def os_rows(table: dict, texts: dict) -> None:
     rows = {row["rocm"]: row for row in table["releases"]}
     for minor, saved in SR.items():
@@ -171,6 +186,7 @@ def os_rows(table: dict, texts: dict) -> None:
                note="distributions per point release from the past-versions matrix (CM-HIST); kernels from the "
                     "page's kernel table, which is 6.3.3's (CM-6.3)")
     table["sources"]["CM-LRB"] = source_entry(CM_LRB, texts[CM_LRB], CM_LRB_QUOTE)
+    _compare_distros(rows["7.1"], _matrix_distros(parse.matrix_table(texts[CM_LRB]), "7.1", {}, {}), "CM-LRB")
     row = rows["7.2"]
     row.update(distros=_matrix_distros(parse.matrix_table(texts[CM_LRB]), "7.2", {}, {}),
                note="kernels and glibc are not in this source")
