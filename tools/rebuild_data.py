@@ -283,7 +283,7 @@ BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_supp
             "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
             "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows,
             "legacy_values.json": hip_pages.legacy_rows, "amdgpu_driver_support.json": rocm_pages.package_naming,
-            "overrides.json": hip_pages.override_format}
+            "overrides.json": hip_pages.override_format, "windows_layer.json": rocm_pages.windows_runtime}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------

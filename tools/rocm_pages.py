@@ -306,3 +306,26 @@ def package_naming(table: dict, texts: dict) -> None:
     table["sources"]["PKG-NAMING"] = source_entry(PKG_NAMING, texts[PKG_NAMING], PKG_NAMING_QUOTE)
     digits, release = re.search(r"`(\d{5,6})` points to the ROCm (\d+\.\d+\.\d+) release", texts[PKG_NAMING]).groups()
     assert amd_release(f"1:6.8.0.{digits}-1") == release, (digits, release)
+
+
+# --- windows_layer.json -------------------------------------------------------------------------------------------
+
+RIW_INDEX = "rocm-install-on-windows-index.rst"
+RIW_INDEX_QUOTE = "* ``amdhip64_6.dll`` (formerly ``amdhip64.dll``)"
+RIW_DEPLOY = "rocm-install-on-windows-deployment-guidelines.rst"
+RIW_DEPLOY_QUOTE = "AMD GPU drivers are distributed with the HIP runtime included."
+
+
+def windows_runtime(table: dict, texts: dict) -> None:
+    """The HIP runtime DLL of each HIP SDK 5.x and 6.x release follows the rename the HIP SDK's own index page states
+    (amdhip64_6.dll, formerly amdhip64.dll); the driver carries that runtime, as the deployment guidelines say."""
+    table["sources"]["RIW-INDEX"] = source_entry(RIW_INDEX, texts[RIW_INDEX], RIW_INDEX_QUOTE)
+    table["sources"]["RIW-DEPLOY"] = source_entry(RIW_DEPLOY, texts[RIW_DEPLOY], RIW_DEPLOY_QUOTE)
+    new, old = re.search(r"``(amdhip64_(\d+)\.dll)`` \(formerly ``(amdhip64\.dll)``\)", texts[RIW_INDEX]).group(1, 3)
+    major = int(re.search(r"amdhip64_(\d+)", new).group(1))
+    for row in table["hip_sdk"]:
+        if "RIW-INDEX" not in row.get("also", []):
+            continue
+        release_major = int(row["release"].split(".")[0])
+        expected = new if release_major == major else old if release_major < major else None
+        assert expected is None or row["runtime_dll"] == expected, (row["release"], row["runtime_dll"], expected)
