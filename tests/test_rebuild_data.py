@@ -220,3 +220,13 @@ def test_libhsakmt_gives_the_override_limits():
     import hip_pages
 
     assert hip_pages.override_limits(_text(hip_pages.TOPOLOGY)) == {"major": 63, "minor": 255, "stepping": 255}
+
+
+def test_gpuopens_table_gives_the_windows_drivers_of_the_decoded_majors():
+    import rocm_pages
+
+    rows = rocm_pages.amd_driver_versions(_text(rocm_pages.AMDVK), [31, 32])
+    assert rows[0] == {"adrenalin": "26.3.1", "windows_version": "32.0.23033.1002", "internal_version": "25.30.33.01",
+                       "date": "2026-03-19", "whql": True, "source": "AMDVK"}
+    assert rows[1]["branch"] == "RDNA1 and RDNA2"
+    assert all(row["windows_version"].split(".")[0] in ("31", "32") for row in rows)

@@ -265,6 +265,11 @@ def torch_family(table: dict, texts: dict) -> None:
         table["sources"].pop("WHEELS-NOTE", None)
 
 
+def windows_layer(table: dict, texts: dict) -> None:
+    rocm_pages.windows_drivers(table, texts)
+    rocm_pages.windows_runtime(table, texts)
+
+
 def saved_elsewhere(table: dict, texts: dict) -> None:
     """A source whose words are kept verbatim in a saved excerpt outside tests/fixtures/sources/ (the header enum
     regions under tests/fixtures/headers/) is verified when that copy holds its quote and the source names its
@@ -283,7 +288,7 @@ BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_supp
             "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
             "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows,
             "legacy_values.json": hip_pages.legacy_rows, "amdgpu_driver_support.json": rocm_pages.package_naming,
-            "overrides.json": hip_pages.override_format, "windows_layer.json": rocm_pages.windows_runtime}
+            "overrides.json": hip_pages.override_format, "windows_layer.json": windows_layer}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------

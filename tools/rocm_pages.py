@@ -329,3 +329,40 @@ def windows_runtime(table: dict, texts: dict) -> None:
         release_major = int(row["release"].split(".")[0])
         expected = new if release_major == major else old if release_major < major else None
         assert expected is None or row["runtime_dll"] == expected, (row["release"], row["runtime_dll"], expected)
+
+
+AMDVK = "gpuopen-amdversions.xml"
+AMDVK_QUOTE = "<windows-version>32.0.23033.1002</windows-version>"
+
+
+def amd_driver_versions(text: str, majors: list[int]) -> list[dict]:
+    """amdversions.xml's Windows drivers whose driver store version has one of `majors` as its first field, in the
+    file's order: [{"adrenalin", "branch"?, "windows_version", "internal_version", "date", "whql"}]."""
+    import xml.etree.ElementTree as ElementTree
+
+    rows = []
+    for driver in ElementTree.fromstring(text.split("\n\n", 1)[1]).iter("driver"):
+        store = driver.findtext("windows-version") or ""
+        if driver.get("operating-system") != "Windows" or not store or int(store.split(".")[0]) not in majors:
+            continue
+        adrenalin, _, branch = driver.get("version").partition(" for ")
+        row = {"adrenalin": adrenalin}
+        if branch:
+            row["branch"] = branch
+        row.update(windows_version=store, internal_version=driver.findtext("internal-version"),
+                   date=driver.findtext("release-date"), whql=driver.findtext("whql") == "WHQL", source="AMDVK")
+        rows.append(row)
+    return rows
+
+
+def windows_drivers(table: dict, texts: dict) -> None:
+    """The Windows driver versions are GPUOpen's table, the driver store majors decode_rule names; every one of them
+    must decode to its internal version by the rule rocm-doctor reads store versions with."""
+    from rocm_doctor.knowledge.windows_layer import decode_internal
+
+    table["sources"]["AMDVK"] = dict(source_entry(AMDVK, texts[AMDVK], AMDVK_QUOTE),
+                                     note="the rows with Windows driver major 31 and 32; each follows decode_rule")
+    table["drivers"] = amd_driver_versions(texts[AMDVK], table["decode_rule"]["majors"])
+    wrong = [row["windows_version"] for row in table["drivers"]
+             if decode_internal(row["windows_version"]) != row["internal_version"]]
+    assert not wrong, f"driver store versions that do not follow decode_rule: {wrong}"
