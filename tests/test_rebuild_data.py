@@ -230,3 +230,12 @@ def test_gpuopens_table_gives_the_windows_drivers_of_the_decoded_majors():
                        "date": "2026-03-19", "whql": True, "source": "AMDVK"}
     assert rows[1]["branch"] == "RDNA1 and RDNA2"
     assert all(row["windows_version"].split(".")[0] in ("31", "32") for row in rows)
+
+
+def test_a_figure_the_later_spec_table_contradicts_is_kept_with_the_disagreement():
+    import rocm_pages
+
+    gpu = {"id": "x", "vram_gb": 12, "figures_source": "AMD-PRODUCT", "source": "AMD-ARCH"}
+    rocm_pages._take_specs(gpu, "ARCH-SPECS-LATER", {"gfx": "gfx1201", "vram_gb": 16, "compute_units": 48})
+    assert gpu["vram_gb"] == 12 and gpu["gfx"] == "gfx1201" and gpu["compute_units"] == 48
+    assert gpu["disagreement"] == "vram_gb: ARCH-SPECS-LATER gives 16, the row keeps 12 (AMD-PRODUCT)"

@@ -196,27 +196,41 @@ def os_rows(table: dict, texts: dict) -> None:
 
 ARCH_SPECS = "rocm-gpu-arch-specs.rst"
 ARCH_SPECS_QUOTE = "          - MI300X\n          - CDNA3\n          - gfx942\n          - 192"
+ARCH_SPECS_LATER = "rocm-gpu-arch-specs-rdna4-cdna4.rst"
+ARCH_SPECS_LATER_QUOTE = "          - Radeon RX 9070 XT\n          - RDNA4\n          - gfx1201\n          - 16\n          - 64"
 PEAK_PAGES = {"ROCM-MI300": ("rocm-gpu-arch-mi300.md", "instinct-mi300x", "  - Matrix FP32\n  - 256\n  - 163.4"),
               "ROCM-MI200": ("rocm-gpu-arch-mi250.md", "instinct-mi250", "  - Matrix FP32\n  - 256\n  - 90.5"),
               "ROCM-MI100": ("rocm-gpu-arch-mi100.md", "instinct-mi100",
                              "| Matrix FP32               | 256            | 46.1        |")}
 
 
+def _take_specs(gpu: dict, key: str, given: dict) -> None:
+    """A product row takes the table's figures; where the later revision contradicts a figure the row already
+    holds from another source, both are kept: the row's value and a `disagreement` naming the table's."""
+    said = [f"{field}: {key} gives {value}, the row keeps {gpu[field]} ({gpu.get('figures_source')})"
+            for field, value in given.items()
+            if key == "ARCH-SPECS-LATER" and gpu.get(field) not in (None, value)]
+    gpu.update({field: value for field, value in given.items() if not any(s.startswith(field + ":") for s in said)})
+    gpu["source"] = key
+    if said:
+        gpu["disagreement"] = "; ".join(said)
+
+
 def catalog_rows(table: dict, texts: dict) -> None:
-    """Targets, VRAM and compute units of every product AMD's hardware specification table names; the dense peak
-    rates of the Instinct products whose microarchitecture page gives a peak-performance table."""
-    table["sources"]["ARCH-SPECS"] = source_entry(ARCH_SPECS, texts[ARCH_SPECS], ARCH_SPECS_QUOTE)
-    specs = {row["Model"]: row for rows in parse.rst_list_tables(texts[ARCH_SPECS]) for row in rows}
+    """Targets, VRAM and compute units of every product AMD's hardware specification table names (the later
+    revision's rows where it has them); the dense peak rates of the Instinct products whose microarchitecture page
+    gives a peak-performance table."""
     gpus = {gpu["id"]: gpu for gpu in table["gpus"]}
-    for gpu in table["gpus"]:
-        if gpu["vendor"] != "amd":
-            continue
-        model = next((specs[m] for m in (n.replace("AMD ", "").replace("Instinct ", "") for n in gpu["names"])
-                      if m in specs), None)
-        if model is None:
-            continue
-        gpu.update(gfx=model["LLVM target name"], vram_gb=int(model["VRAM (GiB)"]),
-                   compute_units=int(model["Compute Units"].split()[0]), source="ARCH-SPECS")
+    for key, saved, quote in (("ARCH-SPECS", ARCH_SPECS, ARCH_SPECS_QUOTE),
+                              ("ARCH-SPECS-LATER", ARCH_SPECS_LATER, ARCH_SPECS_LATER_QUOTE)):
+        table["sources"][key] = source_entry(saved, texts[saved], quote)
+        specs = {row.get("Model") or row["Name"]: row for rows in parse.rst_list_tables(texts[saved]) for row in rows}
+        for gpu in table["gpus"]:
+            names = (n.replace("AMD ", "").replace("Instinct ", "") for n in gpu["names"])
+            model = next((specs[m] for m in names if m in specs), None)
+            if gpu["vendor"] == "amd" and model is not None:
+                _take_specs(gpu, key, {"gfx": model["LLVM target name"], "vram_gb": int(model["VRAM (GiB)"]),
+                                       "compute_units": int(model["Compute Units"].split()[0])})
     for key, (saved, gpu_id, quote) in PEAK_PAGES.items():
         table["sources"][key] = source_entry(saved, texts[saved], quote)
         peaks = parse.peak_tflops(texts[saved])
