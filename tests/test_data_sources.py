@@ -2,6 +2,7 @@
 or commit, the date it was read, and the words it rests on; none is a note of this project's."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,10 @@ from rocm_doctor.knowledge.store import load
 # error_signatures.json cites the issue thread of each message row by row; its sources are kept by its own checks.
 TABLES = [name for name in provenance.TABLES if name != "error_signatures.json"]
 NOTES = re.compile(r"amd-facts|perf-anchors|research notes|shared/reference|/work/", re.I)
+# A path in this repository: only a saved copy of a page or a recorded observation (real tool output) may be named.
+REPO_PATH = re.compile(r"^(?:data|docs|tests|tools|rocm_doctor|shared|notes|benchmarks)/|^README")
+OBSERVED = ("tests/fixtures/", "tests/snapshots/")
+ROOT = Path(__file__).resolve().parents[1]
 DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")  # a month where the day was not recorded
 
 
@@ -30,6 +35,32 @@ def test_no_source_points_into_notes(name):
     for key, source in load(name)["sources"].items():
         assert not [text for text in _strings(source) if NOTES.search(text)], f"{name} {key}"
         assert not str(source.get("document", "")).startswith(("shared/", "notes/")), f"{name} {key}"
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_a_source_in_this_repository_is_a_saved_page_or_an_observation_never_a_note(name):
+    for key, source in load(name)["sources"].items():
+        named = [source.get("url"), source.get("document"), *(source.get("also_url") or [])]
+        for where in (str(n) for n in named if n):
+            if not REPO_PATH.search(where) or where.startswith(("http://", "https://")):
+                continue
+            path = where.split(" ")[0].split("#")[0]
+            assert path.startswith(OBSERVED) and not path.endswith(".md"), f"{name} {key}: {where}"
+            assert (ROOT / path).exists(), f"{name} {key}: {where}"
+        if source.get("saved"):
+            assert source["saved"].startswith("tests/fixtures/") and (ROOT / source["saved"]).is_file(), f"{name} {key}"
+
+
+def test_every_saved_copy_says_where_and_when_it_was_read():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import source_parsers
+
+    for path in sorted((ROOT / "tests" / "fixtures" / "sources").iterdir()):
+        head = source_parsers.header(path.read_text(encoding="utf-8"))
+        assert head.get("source", "").startswith("https://"), path.name
+        assert DATE.match(head.get("read", "")) and (head.get("commit") or head.get("page-date")), path.name
 
 
 @pytest.mark.parametrize("name", TABLES)
@@ -54,9 +85,7 @@ def test_a_verified_source_quotes_the_words_it_rests_on(name):
 
 
 def test_a_saved_source_holds_its_quote():
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     saved = [(name, key, source) for name in TABLES for key, source in load(name)["sources"].items()
              if source.get("saved")]
     assert saved

@@ -8,11 +8,8 @@ A maintainer's command, not shipped in the wheel:
 To bring a table up to date: save the new page's excerpt under tests/fixtures/sources/ (with its header: source,
 title, page-date or commit, read), add or extend a builder below, run this, review the diff.
 
-Rebuilt from saved sources: rocm_support_linux.json (the 7.14 and 10.0 rows, TheRock's Linux status), os_support.json
-(the 7.14 and 10.0 rows), gpu_catalog.json (gfx1153's target row, ambiguous_names), support_windows.json (TheRock's
-Windows status), torch_wheels.json (TheRock's device-extra targets, ROCm 10.0's Windows PyTorch), torch_family.json
-(torchvision and torchaudio of torch 2.11-2.14), and the manifest (data_version, each table's current_as_of). Every
-other row is kept as data/ has it and is not rebuilt yet (data/README.md says why).
+Which rows each builder rebuilds, and from which saved pages: data/README.md ("Rebuilt from saved sources"). Every
+other row is kept as data/ has it; the manifest (data_version, each table's current_as_of) is always rewritten.
 """
 
 from __future__ import annotations
@@ -24,7 +21,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import source_parsers as parse  # noqa: E402  (a tool beside this one, not a package)
+import hip_pages  # noqa: E402  (tools beside this one, not a package)
+import linux_pages  # noqa: E402
+import llvm_pages  # noqa: E402
+import pytorch_pages  # noqa: E402
+import therock_pages  # noqa: E402
+import rocm_pages  # noqa: E402
+import source_parsers as parse  # noqa: E402
+from source_parsers import source_entry  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "tests" / "fixtures" / "sources"
@@ -39,14 +43,6 @@ FAMILY_NOTES = {("Instinct",): "Instinct only", ("Instinct", "Radeon"): "Instinc
 
 def dump(table: dict) -> str:
     return json.dumps(table, indent=1, ensure_ascii=False) + "\n"
-
-
-def source_entry(saved: str, text: str, quote: str, title: str | None = None) -> dict:
-    """The `sources` entry of a saved page: its URL, the page's own date, the read date and the quoted words."""
-    head = parse.header(text)
-    assert quote in text, f"{saved}: the quote is not in the saved copy"
-    return {"title": title or head["title"], "url": head["source"], "version": head.get("commit") or head["page-date"],
-            "read": head["read"], "verified": True, "quote": quote, "saved": f"tests/fixtures/sources/{saved}"}
 
 
 def _put_row(rows: list, key: str, value: str, row: dict) -> None:
@@ -146,12 +142,14 @@ def os_support(table: dict, texts: dict) -> None:
         "note": "10.0's table: RN-10.0 says operating system support is unchanged from 7.14; " + note})
     _put_row(table["releases"], "rocm", "10.0", {"rocm": "10.0", "source": "RN-10.0", "distros": distros,
                                                 "note": note})
+    rocm_pages.os_rows(table, texts)
 
 
 # --- gpu_catalog.json --------------------------------------------------------------------------------------------
 
 
 def gpu_catalog(table: dict, texts: dict) -> None:
+    rocm_pages.catalog_rows(table, texts)
     rn10 = texts[RN_10]
     table["sources"]["RN-10.0"] = source_entry(RN_10, rn10, "[Ryzen AI 5 PRO 440](https://www.amd.com/en/products/"
                                                "processors/laptop/ryzen-pro/ai-400-series/amd-ryzen-ai-5-pro-440.html) "
@@ -194,15 +192,23 @@ def _therock_source(table: dict, texts: dict) -> dict:
 
 def therock_linux(table: dict, texts: dict) -> None:
     rocm_support(table, texts)
+    rocm_pages.support_rows(table, texts)
     table["therock_status"]["linux"] = _therock_source(table, texts)["linux"]
 
 
 def therock_windows(table: dict, texts: dict) -> None:
+    rocm_pages.windows_rows(table, texts)
     status = _therock_source(table, texts)["windows"]
     table["therock_status"].update(status)
 
 
 def torch_wheels(table: dict, texts: dict) -> None:
+    therock_pages.per_family(table, texts)
+    therock_pages.commits(table, texts)
+    therock_pages.family_platforms(table, texts)
+    therock_pages.windows_wheels(table, texts)
+    llvm_pages.generic_targets(table, texts)
+    table["sources"]["TR-SUP"] = source_entry(TR_SUP, texts[TR_SUP], TR_SUP_QUOTE)
     text = texts[TR_REL]
     table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| AMD Radeon 820M iGPU                                 "
                                               "| gfx1153    | `device-gfx1153` |")
@@ -219,7 +225,28 @@ def torch_wheels(table: dict, texts: dict) -> None:
     table["windows"]["options"] = options + [option]
 
 
+TV_README = "pytorch-vision-README-2.1.md"
+TV_README_QUOTE = "| `2.1`              | `0.16`             | `>=3.8`, `<=3.11`   |"
+
+
+def vision_readme(table: dict, texts: dict) -> None:
+    """The torch releases torchvision's README table (at a commit) names take their torchvision from it."""
+    text = texts[TV_README]
+    table["sources"]["TV-README-2.1"] = source_entry(TV_README, text, TV_README_QUOTE)
+    pairs = {}
+    for rows in parse.markdown_tables(text):
+        for row in rows:
+            cells = list(row.values())
+            pairs[cells[0]] = cells[1]
+    for row in table["releases"]:
+        if row["torch"] in pairs:
+            row.update(torchvision=pairs[row["torch"]], torchvision_source="TV-README-2.1")
+            if row["source"] == "TV-README":
+                row["source"] = "TV-README-2.1"
+
+
 def torch_family(table: dict, texts: dict) -> None:
+    vision_readme(table, texts)
     text = texts[TR_REL]
     table["sources"]["TR-REL"] = source_entry(TR_REL, text, "| 2.14          | 2.11               | 0.29          "
                                               "      | 1.14         |", "TheRock RELEASES.md: the torch, torchaudio "
@@ -238,9 +265,30 @@ def torch_family(table: dict, texts: dict) -> None:
         table["sources"].pop("WHEELS-NOTE", None)
 
 
+def windows_layer(table: dict, texts: dict) -> None:
+    rocm_pages.windows_drivers(table, texts)
+    rocm_pages.windows_runtime(table, texts)
+
+
+def saved_elsewhere(table: dict, texts: dict) -> None:
+    """A source whose words are kept verbatim in a saved excerpt outside tests/fixtures/sources/ (the header enum
+    regions under tests/fixtures/headers/) is verified when that copy holds its quote and the source names its
+    version."""
+    for source in table["sources"].values():
+        saved = source.get("saved", "")
+        if not saved or saved.startswith("tests/fixtures/sources/") or source.get("version") in (None, "unrecorded"):
+            continue
+        assert source.get("quote") and source["quote"] in (ROOT / saved).read_text(encoding="utf-8"), saved
+        source["verified"] = True
+        source.pop("why", None)
+
+
 BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_support, "gpu_catalog.json": gpu_catalog,
             "support_windows.json": therock_windows, "torch_wheels.json": torch_wheels,
-            "torch_family.json": torch_family}
+            "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
+            "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows,
+            "legacy_values.json": hip_pages.legacy_rows, "amdgpu_driver_support.json": rocm_pages.package_naming,
+            "overrides.json": hip_pages.override_format, "windows_layer.json": windows_layer}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
@@ -268,7 +316,7 @@ def rebuild(data_dir: Path, sources: Path = SOURCES) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from rocm_doctor.knowledge import provenance
 
-    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(sources.glob("*.md"))}
+    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(sources.iterdir()) if path.is_file()}
     changes = []
     for name, build in BUILDERS.items():
         old = (data_dir / name).read_text(encoding="utf-8")

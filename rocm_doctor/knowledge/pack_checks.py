@@ -9,7 +9,10 @@ used for a quiet change): an RDNA2 card told to run RDNA3 code crashes, and an i
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import json
 import re
+from importlib import resources
 from typing import Any, Iterable, Iterator, Mapping, Optional
 from urllib.parse import urlsplit
 
@@ -155,18 +158,20 @@ def override_problems(table: Any) -> list[str]:
     return out
 
 
-# gfx9 is several families: code for one runs on the others only within LLVM's generic processors (AMDGPUUsage,
-# "AMDGPU Generic Processors", https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table, read
-# 2026-12-01: "gfx9-generic … gfx900 gfx902 gfx904 gfx906 gfx909 gfx90c", "gfx9-4-generic … gfx940 gfx941
-# gfx942 gfx950"); gfx908 and gfx90a are in none, so each is a family of its own.
-GFX9_FAMILIES = {"gfx9-generic": {"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"},
-                 "gfx9-4-generic": {"gfx940", "gfx941", "gfx942", "gfx950"}}
-
-
 def _generation(gfx: str) -> str:
+    """gfx9 is several families: code for one runs on the others only within an LLVM generic processor
+    (torch_wheels.json's generic_targets); gfx908 and gfx90a are in none, so each is a family of its own."""
     if gfx.startswith("gfx9") and len(gfx) == 6:
-        return next((name for name, members in GFX9_FAMILIES.items() if gfx in members), gfx)
+        return next((name for name, members in _generic_targets().items()
+                     if name.startswith("gfx9") and gfx in members), gfx)
     return gfx[3:-2]
+
+
+@functools.lru_cache(maxsize=1)
+def _generic_targets() -> dict:
+    """The embedded table's generic targets (read directly: the store itself loads this module to check packs)."""
+    raw = resources.files("rocm_doctor.data").joinpath("torch_wheels.json").read_text(encoding="utf-8")
+    return json.loads(raw)["generic_targets"]["targets"]
 
 
 # The packages a pack's install specs (keys ending in `_spec`: `torch[device-{gfx}]`) may name, and the one

@@ -1,0 +1,50 @@
+"""Builders for the rows PyTorch's own build scripts give, read at a commit and saved under tests/fixtures/sources/:
+the compute capabilities each CUDA variant of the Linux wheels is built for (.ci/manywheel/build_cuda.sh)."""
+
+from __future__ import annotations
+
+import re
+
+from source_parsers import source_entry
+
+BUILD_CUDA = "pytorch-build_cuda.sh-arch-lists.sh"
+BUILD_CUDA_QUOTE = '12.8) TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};10.0;12.0" ;;'
+_AARCH64_ONLY = re.compile(r'\$\(\[\[ "\$ARCH" == "aarch64" \]\] && echo "([\d.;]+)" \|\| echo ""\)')
+
+
+def build_arch_lists(text: str) -> dict[str, dict[str, list[str]]]:
+    """build_cuda.sh's TORCH_CUDA_ARCH_LIST per CUDA version, machine code only ("+PTX" dropped), for x86_64 and
+    for aarch64 after the script's filter: {"12.8": {"x86_64": [...], "aarch64": [...]}}."""
+    base = re.search(r'^TORCH_CUDA_ARCH_LIST="([\d.;]+)"', text, re.M).group(1)
+    dropped = re.search(r'remove_archs "\$arch_list" ((?:"[\d.]+" ?)+)', text).group(1).replace('"', "").split()
+    result, cuda = {}, None
+    for line in text.split("case ${CUDA_VERSION} in", 1)[1].splitlines():
+        label = re.match(r"^\s+(\d+\.\d+)\)", line)
+        cuda = label.group(1) if label else cuda
+        value = re.search(r'TORCH_CUDA_ARCH_LIST="(.*)"(?=\s*(?:;;|#|$))', line)
+        if not (cuda and value) or "//" in value.group(1):
+            continue
+        listed = value.group(1).replace("${TORCH_CUDA_ARCH_LIST}", base)
+        lists = {}
+        for arch in ("x86_64", "aarch64"):
+            chosen = _AARCH64_ONLY.sub(lambda m: m.group(1) if arch == "aarch64" else "", listed)
+            ccs = [cc.replace("+PTX", "") for cc in chosen.split(";") if cc]
+            lists[arch] = [cc for cc in ccs if arch == "x86_64" or cc not in dropped]
+        result[cuda] = lists
+    return result
+
+
+def wheel_arch_rows(table: dict, texts: dict) -> None:
+    """The wheel rows resting on the build script take its lists; one that names it beside another source agrees
+    with it or records the disagreement."""
+    table["sources"]["PT-BUILD-CUDA"] = source_entry(BUILD_CUDA, texts[BUILD_CUDA], BUILD_CUDA_QUOTE)
+    built = build_arch_lists(texts[BUILD_CUDA])
+    for index, row in table["wheel_archs"].items():
+        cuda = f"{index[2:-1]}.{index[-1]}"
+        if cuda not in built:
+            continue
+        if row["source"] == "PT-BUILD-CUDA":
+            row.update(built[cuda])
+        elif "PT-BUILD-CUDA" in row.get("also", []):
+            same = all(row[arch] == built[cuda][arch] for arch in ("x86_64", "aarch64"))
+            assert same or row.get("disagreement"), f"{index}: the build script gives {built[cuda]}"
