@@ -9,7 +9,7 @@ import pytest
 from rocm_doctor.engine.model import Status
 from rocm_doctor.gpu.bench import analysis as A
 from rocm_doctor.gpu.bench import formulas as F
-from rocm_doctor.gpu.bench import verdicts as V
+from rocm_doctor.checks import bench_judge as V
 from rocm_doctor.gpu.bench.expectations import expected_for, lookup
 from rocm_doctor.gpu.bench.stage import FACT, findings
 from rocm_doctor.interpret.stage_results import interpret
