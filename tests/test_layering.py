@@ -49,7 +49,6 @@ LAYERS = [
     ("cli", {"cli", "__main__"}),
 ]
 MODULE_LAYERS = {
-    f"{ROOT}.distributed.cli_bench": "report",  # renders the collectives' table
     f"{ROOT}.distributed.fleet": "history",  # compares the nodes' reports
     f"{ROOT}.distributed.__main__": "cli",  # the torchrun entry point
 }

@@ -133,12 +133,15 @@ def test_fleet_diff_unwritable_output_and_malformed_report(tmp_path):
     assert "is not a node, fleet or check report; ignored" in result.output
 
 
-def test_kernels_render_when_the_child_never_said_hello(capsys):
-    from rocm_doctor.cli.kernels import render as render_kernels
+def test_kernels_render_when_the_child_never_said_hello():
+    from rich.console import Console
 
+    from rocm_doctor.report.kernels_view import render as render_kernels
+
+    console = Console(record=True, width=120, no_color=True)
     stage = {"python": "/p", "suite": {"device": "cuda", "fatal": {"stage": "device", "error": "no GPU"}, "counts": {}}}
-    render_kernels(stage, [Finding(id="x", check="x", status=Status.FAIL, title="t", message="m")])
-    out = capsys.readouterr().out
+    render_kernels(console, stage, [Finding(id="x", check="x", status=Status.FAIL, title="t", message="m")])
+    out = console.export_text()
     assert "torch None" not in out and "no case ran" in out
 
 
