@@ -90,6 +90,9 @@ class _BenchCheck(Check):
 
 
 class BenchMatmulLow(_BenchCheck):
+    """Each dtype's median matmul rate over the card's dense peak, judged in bench_judge._matmul against
+    THRESHOLDS["matmul"] or the architecture's MATMUL_OVERRIDES row; why it fell short in _matmul_lows."""
+
     id = "bench-matmul-low"
     title = "Matmul throughput reaches what this GPU should do"
     severity = Severity.HIGH
@@ -98,6 +101,9 @@ class BenchMatmulLow(_BenchCheck):
 
 
 class BenchBf16Slow(_BenchCheck):
+    """The bf16 matmul rate over the fp16 one, judged in bench_judge._bf16 (BF16_SLOW, BF16_VERY_SLOW; no bf16
+    matrix units named from NO_BF16_MATRIX or the catalog)."""
+
     id = "bench-bf16-slow"
     title = "bf16 matmuls are not much slower than fp16"
     severity = Severity.MEDIUM
@@ -105,6 +111,9 @@ class BenchBf16Slow(_BenchCheck):
 
 
 class BenchBandwidthLow(_BenchCheck):
+    """Device copy and read over the card's peak bandwidth, judged in bench_judge._bandwidth against
+    THRESHOLDS["bandwidth"]."""
+
     id = "bench-bandwidth-low"
     title = "Device memory bandwidth reaches what this GPU should do"
     severity = Severity.HIGH
@@ -113,6 +122,9 @@ class BenchBandwidthLow(_BenchCheck):
 
 
 class BenchHostCopySlow(_BenchCheck):
+    """Pinned copies over the PCIe link's rate (THRESHOLDS["host_link"], bench_judge._pinned); pageable copies over
+    pinned ones are information with the remedy (PAGEABLE_SHARE, bench_judge._pageable)."""
+
     id = "bench-host-copy-slow"
     title = "Host <-> device copies run at the PCIe link rate"
     severity = Severity.MEDIUM
@@ -120,6 +132,8 @@ class BenchHostCopySlow(_BenchCheck):
 
 
 class BenchLaunchBound(_BenchCheck):
+    """Microseconds per launch, judged in bench_judge._launch against LAUNCH_LIMITS for each mode."""
+
     id = "bench-launch-bound"
     title = "Kernel launch and synchronisation overhead is normal"
     severity = Severity.MEDIUM
@@ -127,6 +141,9 @@ class BenchLaunchBound(_BenchCheck):
 
 
 class BenchDecodeUnderRoofline(_BenchCheck):
+    """Decode tokens/s over the bandwidth roofline, judged in bench_judge._decode against
+    THRESHOLDS["decode_roofline"]; eager decode that leaves the GPU idle (LAUNCH_BOUND_BUSY) is information."""
+
     id = "bench-decode-under-roofline"
     title = "LLM decode speed is near the memory-bandwidth roofline"
     severity = Severity.MEDIUM
@@ -134,6 +151,8 @@ class BenchDecodeUnderRoofline(_BenchCheck):
 
 
 class BenchSdpaMathOnly(_BenchCheck):
+    """Whether a fused SDPA backend ran for every case (bench_judge._sdpa): low when only the math path did."""
+
     id = "bench-sdpa-math-only"
     title = "A fused attention (SDPA) backend runs on this GPU"
     severity = Severity.MEDIUM
@@ -141,6 +160,8 @@ class BenchSdpaMathOnly(_BenchCheck):
 
 
 class BenchSectionFailed(_BenchCheck):
+    """A section that did not complete (bench_judge._failed: its state and detail)."""
+
     id = "bench-section-failed"
     title = "Every benchmark section ran to completion"
     severity = Severity.MEDIUM
