@@ -14,7 +14,6 @@ from typing import Any, Iterable, Mapping, Optional
 
 from rocm_doctor.gpu.bench.lines import device_of
 from rocm_doctor.knowledge import perf_switches
-from rocm_doctor.knowledge.perf_switches import describe  # noqa: F401 (the renderer reads describe here)
 
 MAX_RUNS = 3
 HIGHER_IS_BETTER = {"TFLOP/s", "GB/s", "tok/s"}
