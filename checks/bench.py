@@ -1,20 +1,26 @@
 """Benchmark checks: the measured figures against what the card should reach, with the reason for a gap.
 
-They read the fact `bench.analysis` (the benchmark's lines, computed once per run by the bench stage's interpret
-step from `bench.results`: set by `rocm-doctor bench` / `check --bench`, or replayed from a snapshot). Each check
-names the figure it judges (`judges`: the lines' `figure`) and decides here: one finding per check, its status from
-the worst of its lines (`worst`, VERDICT_RANK), the status a "very low" line gets (`very_low`: a fail for the
-figures a card is bought for, matmul and bandwidth), every line as evidence, and the explanations and remedies of
-the lines that fell short. A figure measured while the GPU was shared or throttled is at most a warning: its
-explanation names what was seen. bench-cnn-speedup-low decides in its own class, from the measured figures the
-analysis summarises.
+They read the fact `bench.figures` (each measured figure, the card's expected figure from the GPU catalog, the
+fraction, and what was seen around it: computed once per run by the bench stage's interpret step from
+`bench.results`, set by `rocm-doctor bench` / `check --bench` or replayed from a snapshot). Each line's verdict,
+the threshold it is judged against and its explanation and remedy come from bench_judge.py (`judge`): the matmul
+lines against THRESHOLDS["matmul"] or an architecture's MATMUL_OVERRIDES row (`_matmul`), the bandwidth lines
+against THRESHOLDS["bandwidth"], host copies against THRESHOLDS["host_link"], launches against LAUNCH_LIMITS, the
+decoder against THRESHOLDS["decode_roofline"]; each judged line carries its threshold and source in `details`.
+Each check names the figure it judges (`judges`: the lines' `figure`) and decides here: one finding per check, its
+status from the worst of its lines (`worst`, VERDICT_RANK), the status a "very low" line gets (`very_low`: a fail
+for the figures a card is bought for, matmul and bandwidth), every line as evidence, and the explanations and
+remedies of the lines that fell short. A figure measured while the GPU was shared or throttled is at most a
+warning: its explanation names what was seen. bench-cnn-speedup-low decides in its own class, from the measured
+figures and the judged convolutions.
 """
 
 from __future__ import annotations
 
+from rocm_doctor.checks.bench_judge import judge
 from rocm_doctor.engine.model import Check, Severity, Status
 
-ANALYSIS = "bench.analysis"
+FIGURES = "bench.figures"
 # How bad each verdict of a line is (docs/bench.md): the worst line gives the finding its status.
 VERDICT_RANK = {"info": 0, "good": 0, "unknown": 1, "low": 2, "failed": 2, "very low": 3}
 
@@ -38,19 +44,25 @@ def _figure(line) -> str:
     return text
 
 
+def judged_figures(facts):
+    """The run's figures with every line judged (bench_judge.judge)."""
+    return judge(facts[FIGURES])
+
+
 class _BenchCheck(Check):
     area = "performance"
-    requires = ("bench.results", ANALYSIS)
+    requires = ("bench.results", FIGURES)
     judges = ""  # the `figure` of the lines this check judges
     very_low = Status.WARN  # status of a "very low" line
     nothing = "not measured in this run"
+    judged = staticmethod(judge)  # what the renderers show: the stage reaches it through the registry
 
     def lines(self, analysis) -> list[dict]:
         """The lines of the figure this check judges, each naming the check in the finding's data."""
         return [dict(line, check=self.id) for line in analysis["lines"] if line.get("figure") == self.judges]
 
     def run(self, facts):
-        analysis = facts[ANALYSIS]
+        analysis = judged_figures(facts)
         lines = self.lines(analysis)
         if not lines:
             return self.skip(self.nothing)
@@ -78,6 +90,9 @@ class _BenchCheck(Check):
 
 
 class BenchMatmulLow(_BenchCheck):
+    """Each dtype's median matmul rate over the card's dense peak, judged in bench_judge._matmul against
+    THRESHOLDS["matmul"] or the architecture's MATMUL_OVERRIDES row; why it fell short in _matmul_lows."""
+
     id = "bench-matmul-low"
     title = "Matmul throughput reaches what this GPU should do"
     severity = Severity.HIGH
@@ -86,6 +101,9 @@ class BenchMatmulLow(_BenchCheck):
 
 
 class BenchBf16Slow(_BenchCheck):
+    """The bf16 matmul rate over the fp16 one, judged in bench_judge._bf16 (BF16_SLOW, BF16_VERY_SLOW; no bf16
+    matrix units named from NO_BF16_MATRIX or the catalog)."""
+
     id = "bench-bf16-slow"
     title = "bf16 matmuls are not much slower than fp16"
     severity = Severity.MEDIUM
@@ -93,6 +111,9 @@ class BenchBf16Slow(_BenchCheck):
 
 
 class BenchBandwidthLow(_BenchCheck):
+    """Device copy and read over the card's peak bandwidth, judged in bench_judge._bandwidth against
+    THRESHOLDS["bandwidth"]."""
+
     id = "bench-bandwidth-low"
     title = "Device memory bandwidth reaches what this GPU should do"
     severity = Severity.HIGH
@@ -101,6 +122,9 @@ class BenchBandwidthLow(_BenchCheck):
 
 
 class BenchHostCopySlow(_BenchCheck):
+    """Pinned copies over the PCIe link's rate (THRESHOLDS["host_link"], bench_judge._pinned); pageable copies over
+    pinned ones are information with the remedy (PAGEABLE_SHARE, bench_judge._pageable)."""
+
     id = "bench-host-copy-slow"
     title = "Host <-> device copies run at the PCIe link rate"
     severity = Severity.MEDIUM
@@ -108,6 +132,8 @@ class BenchHostCopySlow(_BenchCheck):
 
 
 class BenchLaunchBound(_BenchCheck):
+    """Microseconds per launch, judged in bench_judge._launch against LAUNCH_LIMITS for each mode."""
+
     id = "bench-launch-bound"
     title = "Kernel launch and synchronisation overhead is normal"
     severity = Severity.MEDIUM
@@ -115,6 +141,9 @@ class BenchLaunchBound(_BenchCheck):
 
 
 class BenchDecodeUnderRoofline(_BenchCheck):
+    """Decode tokens/s over the bandwidth roofline, judged in bench_judge._decode against
+    THRESHOLDS["decode_roofline"]; eager decode that leaves the GPU idle (LAUNCH_BOUND_BUSY) is information."""
+
     id = "bench-decode-under-roofline"
     title = "LLM decode speed is near the memory-bandwidth roofline"
     severity = Severity.MEDIUM
@@ -122,6 +151,8 @@ class BenchDecodeUnderRoofline(_BenchCheck):
 
 
 class BenchSdpaMathOnly(_BenchCheck):
+    """Whether a fused SDPA backend ran for every case (bench_judge._sdpa): low when only the math path did."""
+
     id = "bench-sdpa-math-only"
     title = "A fused attention (SDPA) backend runs on this GPU"
     severity = Severity.MEDIUM
@@ -129,6 +160,8 @@ class BenchSdpaMathOnly(_BenchCheck):
 
 
 class BenchSectionFailed(_BenchCheck):
+    """A section that did not complete (bench_judge._failed: its state and detail)."""
+
     id = "bench-section-failed"
     title = "Every benchmark section ran to completion"
     severity = Severity.MEDIUM
@@ -139,7 +172,7 @@ class BenchSectionFailed(_BenchCheck):
         finding = super().run(facts)
         if finding.status is Status.SKIP and facts["bench.results"].get("sections"):
             return self.ok("every benchmark section completed")
-        analysis = facts[ANALYSIS]
+        analysis = judged_figures(facts)
         lines = self.lines(analysis)
         if finding.status is Status.WARN and (analysis["device"] or {}).get("type") == "cpu" \
                 and all(line.get("state") == "timeout" for line in lines):
@@ -157,7 +190,7 @@ class BenchCnnSpeedupLow(Check):
     title = "A small CNN gets the GPU's speed-up over the CPU"
     area = "performance"
     severity = Severity.MEDIUM
-    requires = ("bench.results", ANALYSIS)
+    requires = ("bench.results", FIGURES)
     LOW_SHARE = 0.5  # of the best speed-up this GPU showed (fp32 matmul, or the same model at a larger batch)
     LAUNCH_BOUND = 0.5  # GPU busy below this share of a step
     OPTIMIZER_BOUND = 0.3  # of a step in optimizer.step()
@@ -166,7 +199,7 @@ class BenchCnnSpeedupLow(Check):
     WORKLOAD = ("launch-bound",)  # reasons true of the workload on any machine: information, with the measured gain
 
     def run(self, facts):
-        analysis = facts[ANALYSIS]
+        analysis = judged_figures(facts)
         values = analysis["values"]
         cnn, conv = values.get("cnn") or {}, values.get("conv") or {}
         base = cnn.get("sweep_base") or {}

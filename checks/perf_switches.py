@@ -1,7 +1,7 @@
 """Speed switches proven by measurement: an environment variable from data/perf_switches.json that is set while the
 benchmark ran, judged by what a re-run of the sections it moves, in a fresh child without it, measured.
 
-The re-runs and the figure-by-figure comparison come from the bench (the fact bench.analysis, "observed"); this
+The re-runs and the figure-by-figure comparison come from the bench (the fact bench.figures, "observed"); this
 check decides: a switch slows the benchmark when a figure it moves is at least SLOWS_AT times better without it
 (then it is the cause of those bench findings, with the step to unset it); one that many times worse without it
 helps, one in between is harmless (both info); not re-run, the finding says why. A logging or debug switch the
@@ -14,7 +14,8 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, same_subject
-from rocm_doctor.checks.bench import ANALYSIS, check_of
+from rocm_doctor.checks.bench import FIGURES, check_of
+from rocm_doctor.checks.bench_judge import slows
 from rocm_doctor.knowledge.perf_switches import SLOWS_AT, describe
 
 
@@ -28,7 +29,7 @@ class EnvSwitchSlows(Check):
     title = "No environment switch that was set slows the benchmark"
     area = "performance"
     severity = Severity.MEDIUM
-    requires = ("bench.results", ANALYSIS)
+    requires = ("bench.results", FIGURES)
     explains = (Explains("bench-*", slowed_by), Explains("gpu-library-logging-enabled", same_subject))
 
     def run(self, facts):
@@ -40,11 +41,11 @@ class EnvSwitchSlows(Check):
         if not live:
             return self.ok("no speed switch from data/perf_switches.json is set")
         rows = {s["variable"]: s for s in chosen.get("set") or []}
-        analysis = facts[ANALYSIS]
+        figures = facts[FIGURES]
         findings = []
-        for comparison in analysis["observed"]["switches"]:
+        for comparison in figures["observed"]["switches"]:
             if (comparison["variable"], comparison["value"]) in live:
-                findings.append(self._measured(facts, comparison, rows[comparison["variable"]], analysis))
+                findings.append(self._measured(facts, comparison, rows[comparison["variable"]], figures))
         for skipped in chosen.get("not_run") or []:
             if (skipped["variable"], skipped["value"]) in live:
                 row = rows[skipped["variable"]]
@@ -56,15 +57,15 @@ class EnvSwitchSlows(Check):
     def evidence_on(self, facts):
         """A logging or debug switch the re-run without it measured harmless: the static warning is refuted."""
         out = {}
-        for comparison in facts[ANALYSIS]["observed"]["switches"]:
-            if comparison["figures"] and not comparison["slows"] and not comparison["unreliable"] \
+        for comparison in facts[FIGURES]["observed"]["switches"]:
+            if comparison["figures"] and not slows(comparison) and not comparison["unreliable"] \
                     and not comparison["failed"]:
                 out[f"gpu-library-logging-enabled:{comparison['variable']}"] = {
                     "refuted": True, "kind": "bench-switch-ab",
                     "detail": "re-run without it: " + "; ".join(describe(f) for f in comparison["figures"])}
         return out
 
-    def _measured(self, facts, comparison, row, analysis):
+    def _measured(self, facts, comparison, row, measured):
         variable, value = comparison["variable"], comparison["value"]
         name = f"{variable}={value}"
         figures = comparison["figures"]
@@ -83,7 +84,7 @@ class EnvSwitchSlows(Check):
                              f"without it measured {describe(worst if helps else max(figures, key=_change))}.",
                              subject=variable, evidence=evidence, data=dict(data, helps=helps))
         keys = {f["key"] for f in slowed}
-        data["slowed_checks"] = sorted({check_of(l["figure"]) for l in analysis["lines"]
+        data["slowed_checks"] = sorted({check_of(l["figure"]) for l in measured["lines"]
                                         if l["key"] in keys and l.get("figure")})
         best = max(slowed, key=lambda f: f["speedup"])
         return self.warn(

@@ -9,7 +9,7 @@ import pytest
 from rocm_doctor.engine.model import Status
 from rocm_doctor.gpu.bench import analysis as A
 from rocm_doctor.gpu.bench import formulas as F
-from rocm_doctor.gpu.bench import verdicts as V
+from rocm_doctor.checks import bench_judge as V
 from rocm_doctor.gpu.bench.expectations import expected_for, lookup
 from rocm_doctor.gpu.bench.stage import FACT, findings
 from rocm_doctor.interpret.stage_results import interpret
@@ -128,6 +128,21 @@ CASES = [
     ("unknown-card", {"type": "cuda", "name": "Mystery GPU"}, None, {"matmul": [mm("bf16", 100)]}, "matmul.bf16",
      "unknown", "no expectation"),
 ]
+
+
+def test_the_stage_measures_and_the_checks_judge():
+    """bench.figures holds the figure and what the card should reach, no verdict, explanation of one or threshold;
+    the checks' judgement adds them, with the threshold and its source on the line."""
+    figures = A.measure(results(H200, None, {"matmul": [mm("bf16", 200), mm("fp16", 760)]}))
+    measured = line(figures, "matmul.bf16")
+    assert measured["fraction"] == pytest.approx(200 / 989.4, rel=1e-3) and measured["expected"] == pytest.approx(989.4)
+    assert "verdict" not in measured and "remedy" not in measured and not measured["explanation"]
+    assert not {"good_at", "low_at", "threshold_source"} & set(measured["details"])
+    judged = line(V.judge(figures), "matmul.bf16")
+    assert judged["verdict"] == "very low" and "context" not in judged
+    assert judged["details"]["good_at"] == V.THRESHOLDS["matmul"]["good"]
+    assert judged["details"]["threshold_source"] == V.THRESHOLDS["matmul"]["source"]
+    assert A.analyze(results(H200, None, {"matmul": [mm("bf16", 200), mm("fp16", 760)]})) == V.judge(figures)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

@@ -20,7 +20,7 @@ from rocm_doctor.gpu.bench.harness import run_bench
 from rocm_doctor.gpu.bench.plan import build
 from rocm_doctor.gpu.bench.session import Watch
 from rocm_doctor.gpu.bench.stage import findings
-from rocm_doctor.gpu.bench.verdicts import NOT_EXPLAINED
+from rocm_doctor.checks.bench_judge import NOT_EXPLAINED
 from rocm_doctor.interpret.live_sample import read
 from rocm_doctor.parsers.nvidia_smi import APP_FIELDS, GPU_FIELDS
 from rocm_doctor.probes.gpu_sample import FIELDS, sampler

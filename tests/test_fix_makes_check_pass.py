@@ -115,7 +115,7 @@ def vs(has_vc_tools, path=r"C:\BuildTools"):
 
 def blocking_bench(back_to_back=18.0, without=6.0):
     """Bench results on an H200 whose launch section, re-run without CUDA_LAUNCH_BLOCKING=1, got faster."""
-    from rocm_doctor.gpu.bench.analysis import analyze
+    from rocm_doctor.gpu.bench.analysis import measure
     from rocm_doctor.gpu.bench.switches import choose
 
     def launch(us):
@@ -126,9 +126,9 @@ def blocking_bench(back_to_back=18.0, without=6.0):
     results = {"schema": 1, "env": {}, "sections": {"launch": launch(back_to_back)}, "live": {"samples": []},
                "header": {"device": {"type": "cuda", "index": 0, "name": "NVIDIA H200"},
                           "import": {"ok": True, "cuda": "13.0"}}}
-    results["switch_ab"] = choose(results, {"CUDA_LAUNCH_BLOCKING": "1"}, analyze(results)["lines"], ["launch"])
+    results["switch_ab"] = choose(results, {"CUDA_LAUNCH_BLOCKING": "1"}, measure(results)["lines"], ["launch"])
     results["switch_ab"]["runs"][0]["results"] = {"sections": {"launch": launch(without)}, "live": {"samples": []}}
-    return {"bench.results": results, "bench.analysis": analyze(results)}  # as the bench stage's interpret step sets
+    return {"bench.results": results, "bench.figures": measure(results)}  # as the bench stage's interpret step sets
 
 
 PATH_NOT_FROM_ENV = pytest.mark.xfail(

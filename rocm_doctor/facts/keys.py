@@ -129,9 +129,9 @@ FACTS = {
     "windows.vs": "windows_vs",
 }
 # Facts a GPU stage's interpret step sets, once per run, from the result the stage provides (fact -> stage name).
-STAGE_FACTS = {"bench.analysis": "bench"}  # gpu/bench/stage.py: the figures against the card's expectations
+STAGE_FACTS = {"bench.figures": "bench"}  # gpu/bench/stage.py: each figure, the card's expected figure, what was seen around it
 # Facts derived from another: missing whenever it is, so a check that requires both is said to lack only that one.
-DERIVED_FROM = {"gpu.targets": "gpu.inventory", "bench.analysis": "bench.results"}
+DERIVED_FROM = {"gpu.targets": "gpu.inventory", "bench.figures": "bench.results"}
 
 
 def owner(key: str) -> Optional[str]:

@@ -1,17 +1,17 @@
-"""From benchmark results to lines with a verdict and an explanation. Pure: no torch, no I/O but the catalog.
+"""From benchmark results to figures: what each line measured and what the card should reach. Pure: no torch,
+no I/O but the catalog. No verdicts: the checks judge these figures (checks/bench_judge.py, checks/bench.py).
 
-A line is a dict: section, key, label, value, unit, expected (or None), fraction, verdict, explanation, remedy
-(list of steps), figure (what a judged line measured: matmul, bf16_vs_fp16, bandwidth, host_copy, launch,
-sdpa_fused, decode, section; None for a line no check judges), details, and unreliable (why, when set). The checks
-that turn lines into findings, and which figures each judges, are checks/bench.py. Verdicts: good,
-low, very low (against the fraction of peak well-configured systems reach, THRESHOLDS), unknown (no expectation for
-this card: raw figure), info (a figure with no verdict), failed (the section did not produce it).
+A line is a dict: section, key, label, value, unit, expected (the card's figure from the GPU catalog, or the
+link's, or None), fraction (value over expected), explanation (what was measured about the figure, in words),
+figure (what a judged line measured: matmul, bf16_vs_fp16, bandwidth, host_copy, launch, sdpa_fused, decode,
+section; None for a line no check judges), details, context (what the judgement needs and the renderers do not
+show), and unreliable (why, when the GPU was shared or slowed while it was measured).
 
-Where each part lives: the verdicts and their thresholds in `verdicts`, the line record in `lines`, the lines
-for the device's plain throughput (matmul, memory, launch) in `throughput`, those for workload-shaped figures
-(SDPA, CPU against GPU, the decoder, the reference) in `workloads`, the SimpleCNN and its batch sweep in
-`cnn`, and convolutions in `conv`. This module runs them in order, then `evidence` marks the figures
-the GPU's sampled state makes unreliable and adds what re-runs without a speed switch measured.
+Where each part lives: the line record in `lines`, the lines for the device's plain throughput (matmul, memory,
+launch) in `throughput`, those for workload-shaped figures (SDPA, CPU against GPU, the decoder, the reference) in
+`workloads`, the SimpleCNN and its batch sweep in `cnn`, and convolutions in `conv`. This module runs them in
+order, then `evidence` marks the figures the GPU's sampled state makes unreliable and adds what re-runs without a
+speed switch measured. `analyze` hands the figures to the bench checks' judgement for the renderers.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ from typing import Any, Optional
 from rocm_doctor.gpu.bench import cnn, conv, evidence, throughput, workloads
 from rocm_doctor.gpu.bench.expectations import lookup
 from rocm_doctor.gpu.bench.lines import device_of, make_line
-from rocm_doctor.gpu.bench.verdicts import FAILED, THRESHOLDS
+from rocm_doctor.facts.keys import STAGE_FACTS
 from rocm_doctor.parsers.gfx import base_gfx
+
+FIGURES = next(key for key, stage in STAGE_FACTS.items() if stage == "bench")
 
 
 class Analysis:
@@ -72,10 +74,11 @@ class Analysis:
             "device": self.device,
             "expectation": self.expectation,
             "expectation_match": self.match,
-            "thresholds": THRESHOLDS,
             "lines": self.lines,
             "values": self.values,
             "observed": observed,
+            "context": {"hip": self.hip, "gfx": self.gfx,
+                        "tunableop": (self.results.get("env") or {}).get("PYTORCH_TUNABLEOP_ENABLED")},
         }
 
     def failures(self) -> None:
@@ -83,11 +86,29 @@ class Analysis:
             if entry.get("state") in ("ok", None):
                 continue
             self.add(make_line(name, f"{name}.state", f"{name} section", None, "", figure="section",
-                               verdict_=FAILED, explanation=f"{entry.get('state')}: {entry.get('detail')}",
+                               explanation=f"{entry.get('state')}: {entry.get('detail')}",
                                state=entry.get("state")))
 
 
-def analyze(results: dict[str, Any], expectation: Optional[dict[str, Any]] = None,
+def measure(results: dict[str, Any], expectation: Optional[dict[str, Any]] = None,
             use_catalog: bool = True) -> dict[str, Any]:
-    """Lines with verdicts and explanations for a results object (see module docstring)."""
+    """The figures of a results object (see module docstring): the `bench.figures` fact."""
     return Analysis(results, expectation, use_catalog).run()
+
+
+def analyze(results: dict[str, Any]) -> dict[str, Any]:
+    """The figures with each line's verdict, explanation and remedy, as the bench checks decide them: what the
+    renderers and the report's summary show."""
+    return judged(measure(results))
+
+
+def judged(figures: dict[str, Any]) -> dict[str, Any]:
+    """The bench checks' judgement of `figures` (checks/bench_judge.py `judge`, exposed on each check that requires
+    the figures). Stages sit below checks, so it is reached through the check registry, as the stage's findings are.
+    Should the bench checks fail to load (reported as a load problem), the figures are shown unjudged."""
+    from rocm_doctor.engine.registry import load_registry
+
+    for check in load_registry(include_plugins=False).checks:
+        if FIGURES in check.requires and callable(getattr(check, "judged", None)):
+            return check.judged(figures)
+    return figures

@@ -2,8 +2,8 @@
 kernels and backend that ran, first calls against later ones in each fresh process, cudnn.benchmark off and on,
 and on ROCm MIOpen's find mode, its database folders and what its log says it chose.
 
-A dense 3x3 convolution well below the GEMM rate of the same dtype points at a slow solver (a naive kernel, a
-missing library): under 20% of it is the mark (perf-anchors sec. 9, test 5). The summary goes to values["conv"].
+How far a dense 3x3 convolution falls below the GEMM rate of the same dtype (a slow solver: a naive kernel, a
+missing library) is judged by the checks (checks/bench_judge.py). The summary goes to values["conv"].
 """
 
 from __future__ import annotations
@@ -12,17 +12,13 @@ import re
 from typing import TYPE_CHECKING, Any, Optional
 
 from rocm_doctor.gpu.bench.lines import make_line, records
-from rocm_doctor.gpu.bench.verdicts import GOOD, INFO, LOW, THRESHOLDS, VERY_LOW
 from rocm_doctor.gpu.kernels.attribution import backend_of_op, library_of
 from rocm_doctor.parsers.miopen_log import find_mode, parse_find_db, parse_log
 
 if TYPE_CHECKING:
     from rocm_doctor.gpu.bench.analysis import Analysis
 
-CONV_OF_GEMM = {"good": 0.20, "very_low": 0.05,
-                "source": "perf-anchors sec. 9 (test 5): conv TFLOP/s under ~20% of GEMM points to a naive solver "
-                          "or missing MIOpen; RX 9070 Windows 1.75 vs RX 7800 XT 32.8 TFLOP/s on 3x3 64->64 fp32"}
-JUDGED_SHAPE = "3x3"
+JUDGED_SHAPE = "3x3"  # the shape whose rate the checks judge against the GEMM rate (checks/bench_judge.py)
 SLOW_KERNEL = re.compile(r"naive|slow_conv|_slow|fallback|im2col", re.I)
 PASS_LABELS = {"default": "fresh process, cudnn.benchmark off (the default)",
                "default-again": "a second fresh process, benchmark off (finds what the first stored)",
@@ -34,16 +30,6 @@ def _peak_key(a: Analysis, dtype: str, env: dict[str, Any]) -> str:
     if dtype == "fp32" and env.get("allow_tf32") and not a.hip and int(a.device.get("major") or 0) >= 8:
         return "tf32"
     return dtype
-
-
-def _gemm_reference(a: Analysis, key: str) -> tuple[Optional[float], str]:
-    measured = (a.values.get("matmul_median_tflops") or {}).get(key)
-    if measured:
-        return measured, f"{key} matmul measured in this run"
-    peak = a.peak(key)
-    if peak:
-        return peak * THRESHOLDS["matmul"]["good"], f"{THRESHOLDS['matmul']['good']:.0%} of the {key} peak"
-    return None, ""
 
 
 def _kernel_text(rec: dict[str, Any], vendor: Optional[str]) -> tuple[str, list[str]]:
@@ -71,20 +57,13 @@ def conv(a: Analysis) -> None:
         a.add(make_line("conv", f"conv.error.{rec.get('pass_name')}.{rec['shape']}.{rec['dtype']}.{rec['layout']}",
                         f"{rec['shape']} {rec['dtype']} {rec['layout']}", None, "TFLOP/s",
                         explanation=f"failed: {rec.get('error')}"))
-    configs, slow_configs, naive = {}, [], []
+    configs, naive = {}, []
     for rec in by_pass.get("default", []):
         key = f"{rec['shape']}.{rec['dtype']}.{rec['layout']}"
         peak_key = _peak_key(a, rec["dtype"], env)
         peak = a.peak(peak_key) if a.on_gpu else None
         tflops = rec.get("tflops")
-        v, explanation, fraction = INFO, [], tflops / peak if tflops and peak else None
-        reference, source = _gemm_reference(a, peak_key) if a.on_gpu else (None, "")
-        of_gemm = tflops / reference if tflops and reference else None
-        if rec["shape"] == JUDGED_SHAPE and of_gemm is not None:
-            v = GOOD if of_gemm >= CONV_OF_GEMM["good"] else VERY_LOW if of_gemm < CONV_OF_GEMM["very_low"] else LOW
-            explanation.append(f"{of_gemm:.0%} of the GEMM rate ({source})")
-            if v != GOOD:
-                slow_configs.append(key)
+        explanation, fraction = [], tflops / peak if tflops and peak else None
         kernel, slow = _kernel_text(rec, vendor)
         if slow:
             naive.append({"config": key, "names": slow})
@@ -93,15 +72,16 @@ def conv(a: Analysis) -> None:
             explanation.append(f"first call {rec['first_ms']:.2f} ms, later {rec['median_ms']:.3f} ms")
         if rec["shape"] != JUDGED_SHAPE and rec.get("gbs") and a.bandwidth_peak():
             explanation.append(f"moves at least {rec['gbs']:.0f} GB/s of {a.bandwidth_peak():.0f}")
-        configs[key] = {"tflops": tflops, "fraction": fraction, "of_gemm": of_gemm, "verdict": v,
-                        "median_ms": rec.get("median_ms"), "first_ms": rec.get("first_ms"), "kernel": kernel,
-                        "peak_key": peak_key}
+        configs[key] = {"tflops": tflops, "fraction": fraction, "median_ms": rec.get("median_ms"),
+                        "first_ms": rec.get("first_ms"), "kernel": kernel, "peak_key": peak_key}
         a.add(make_line("conv", f"conv.{key}", f"{rec['shape']} {rec['dtype']} {rec['layout']}", tflops, "TFLOP/s",
-                        expected=peak, fraction=fraction, verdict_=v, explanation="; ".join(explanation),
+                        expected=peak, fraction=fraction, explanation="; ".join(explanation),
+                        context={"config": key, "judged": rec["shape"] == JUDGED_SHAPE, "gemm_tflops": (
+                            a.values.get("matmul_median_tflops") or {}).get(peak_key) if a.on_gpu else None},
                         peak_key=peak_key, dims=rec.get("dims"), kernels=rec.get("kernels"), ops=rec.get("ops"),
                         gbs=rec.get("gbs")))
     judged = {k: c for k, c in configs.items() if k.startswith(JUDGED_SHAPE + ".") and c["tflops"]}
-    out.update(configs=configs, slow=slow_configs, naive=naive, env=env,
+    out.update(configs=configs, naive=naive, env=env,
                fastest=max(judged, key=lambda k: judged[k]["tflops"]) if judged else None)
     _passes(a, out, by_pass)
     _benchmark(a, out, by_pass)

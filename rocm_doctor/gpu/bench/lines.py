@@ -1,21 +1,20 @@
-"""The line, the unit of a benchmark analysis (see analysis.py for its fields), and reading the results object.
+"""The line, the unit of the benchmark's figures (see analysis.py for its fields), and reading the results object.
 
-`figure` names what a judged line measured (matmul, bandwidth, launch, ...); which check judges each kind is
-checks/bench.py's choice, not the analysis's."""
+`figure` names what a judged line measured (matmul, bandwidth, launch, ...); which check judges each kind, and
+against which threshold, is checks/bench.py's choice (checks/bench_judge.py), not the stage's. `context` holds what
+was measured around the figure that the judgement needs and the renderers do not show."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
-
-from rocm_doctor.gpu.bench.verdicts import INFO
+from typing import Any, Optional
 
 
 def make_line(section: str, key: str, label: str, value: Optional[float], unit: str, figure: Optional[str] = None,
-              expected: Optional[float] = None, fraction: Optional[float] = None, verdict_: str = INFO,
-              explanation: str = "", remedy: Iterable[str] = (), **details: Any) -> dict[str, Any]:
+              expected: Optional[float] = None, fraction: Optional[float] = None, explanation: str = "",
+              context: Optional[dict[str, Any]] = None, **details: Any) -> dict[str, Any]:
     return {"section": section, "key": key, "label": label, "value": value, "unit": unit, "expected": expected,
-            "fraction": fraction, "verdict": verdict_, "explanation": explanation, "remedy": list(remedy),
-            "figure": figure, "details": details}
+            "fraction": fraction, "explanation": explanation, "figure": figure, "details": details,
+            "context": context or {}}
 
 
 def records(results: dict[str, Any], section: str, kind: Optional[str] = None) -> list[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """One benchmark as `bench` and the bench stage run it: the sections in a child (harness.run_bench), the live GPU
 state sampled by the parent before the run, at the start and end of each section as its records arrive, and after
 the run (the child holds each section until its start sample is taken, so no query runs while a figure is being
-measured); then, for each speed switch from data/perf_switches.json that is set where a figure it moves is low (or
-cannot be judged), the sections it moves again in a fresh child without it. Everything lands in the results, so a
+measured); then, for each speed switch from data/perf_switches.json that is set where a figure it moves was measured
+(switches.choose), the sections it moves again in a fresh child without it. Everything lands in the results, so a
 replay re-judges it.
 """
 
@@ -110,9 +110,9 @@ def run(python: str, plan: Sequence[Section], device: str = "auto", device_index
 
 def _switch_ab(python: str, plan: Sequence[Section], results: dict[str, Any], env: dict, device: str,
                device_index: int, preset: str, sample: Optional[Sampler]) -> dict[str, Any]:
-    from rocm_doctor.gpu.bench.analysis import analyze
+    from rocm_doctor.gpu.bench.analysis import measure
 
-    chosen = switches.choose(results, env, analyze(results)["lines"], [s.name for s in plan])
+    chosen = switches.choose(results, env, measure(results)["lines"], [s.name for s in plan])
     for entry in chosen["runs"]:
         sections = [s for s in plan if s.name in entry["sections"]]
         without = {k: v for k, v in env.items() if k != entry["variable"]}

@@ -1,6 +1,7 @@
 """The benchmark as a pipeline stage: its result is the `bench.results` fact (probe "bench"); its interpret step
-sets `bench.analysis` once per run (the figures against what the card should reach, analysis.py), which the
-checks judge (checks/bench.py, checks/perf_switches.py), the same on a live run and on a replayed snapshot."""
+sets `bench.figures` once per run (each figure, what the card should reach, what was seen around it: analysis.py),
+which the checks judge (checks/bench.py, checks/perf_switches.py), the same on a live run and on a replayed
+snapshot. The report's summary shows the figures with the checks' verdicts (analysis.judged)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,17 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import stage_results
 
 PROBE_KEY, FACT, NOT_RUN = stage_results.BENCH
-ANALYSIS = next(key for key, stage in STAGE_FACTS.items() if stage == "bench")
+FIGURES = next(key for key, stage in STAGE_FACTS.items() if stage == "bench")
 
 
 class BenchStage(Stage):
     name = "bench"
     probe_key = PROBE_KEY
-    provides = (FACT, ANALYSIS)
+    provides = (FACT, FIGURES)
 
     def __init__(self, preset: str = "quick", device: str = "auto", device_index: int = 0, sections=()) -> None:
         self.preset, self.device, self.device_index, self.sections = preset, device, device_index, tuple(sections)
-        self._analysed: tuple = (None, None)  # (results, their analysis): the report's summary reuses it
+        self._measured: tuple = (None, None)  # (results, their figures): the report's summary reuses them
 
     def run(self, facts, progress=None) -> dict[str, Any]:
         return self.run_watched(facts, progress, None)
@@ -50,25 +51,26 @@ class BenchStage(Stage):
 
     def interpret(self, observations, facts) -> None:
         interpret(observations, facts)
-        self._analysed = (facts.get(FACT), facts.get(ANALYSIS))
+        self._measured = (facts.get(FACT), facts.get(FIGURES))
 
     def summary(self, result: dict[str, Any]) -> dict[str, Any]:
-        from rocm_doctor.gpu.bench.analysis import analyze
+        from rocm_doctor.gpu.bench.analysis import judged, measure
 
-        done, analysis = self._analysed
-        return {"results": result, "analysis": analysis if done is result and analysis is not None else analyze(result)}
+        done, figures = self._measured
+        return {"results": result, "analysis": judged(figures if done is result and figures is not None
+                                                      else measure(result))}
 
 
 def interpret(observations, facts) -> None:
-    """The stage's facts: the results as recorded, and their analysis, computed here once for every check."""
-    from rocm_doctor.gpu.bench.analysis import analyze
+    """The stage's facts: the results as recorded, and their figures, computed here once for every check."""
+    from rocm_doctor.gpu.bench.analysis import measure
 
     stage_results.interpret(observations, facts)
     results = facts.get(FACT)
     if isinstance(results, dict):
-        facts.set(ANALYSIS, analyze(results))
+        facts.set(FIGURES, measure(results))
     else:
-        facts.set_missing(ANALYSIS, facts.why_missing(FACT))
+        facts.set_missing(FIGURES, facts.why_missing(FACT))
 
 
 def findings(results: dict[str, Any], facts: Optional[Facts] = None) -> list:

@@ -1,9 +1,10 @@
 """Speed switches against the figures they move (pure): which switches set in the benchmark's environment to re-run
 without, and what each re-run measured against the run with the switch.
 
-A switch is re-run without when a figure it moves (data/perf_switches.json `figures`) is low, or when no expectation
-judges those figures (the CPU device, CPU-side figures, a card not in the catalog): then only the re-run can tell.
-It slows a figure when that figure is at least SLOWS_AT times better without it (knowledge/perf_switches.py says why).
+A switch that is set is re-run without whenever this run measured a figure it moves (data/perf_switches.json
+`figures`), whatever that figure's verdict: only the re-run tells what the switch costs, and the stage holds no
+verdicts. At most MAX_RUNS switches are re-run, each over only the sections it moves (docs/bench.md). Whether it
+slows a figure (at least SLOWS_AT times better without it, knowledge/perf_switches.py) is the checks' to say.
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ import fnmatch
 from typing import Any, Iterable, Mapping, Optional
 
 from rocm_doctor.gpu.bench.lines import device_of
-from rocm_doctor.gpu.bench.verdicts import INFO, LOW, UNKNOWN, VERY_LOW
 from rocm_doctor.knowledge import perf_switches
-from rocm_doctor.knowledge.perf_switches import SLOWS_AT, describe  # noqa: F401 (the renderer reads describe here)
 
 MAX_RUNS = 3
 HIGHER_IS_BETTER = {"TFLOP/s", "GB/s", "tok/s"}
@@ -43,27 +42,21 @@ def moved(switch: dict, lines: Iterable[dict], cpu_device: bool) -> list[dict]:
 def choose(results: dict[str, Any], env: Mapping[str, str], lines: list[dict],
            planned: Iterable[str]) -> dict[str, Any]:
     """{"set": [every switch set, with its row], "runs": [{variable, value, sections, why}], "not_run": [{variable,
-    value, why}]}: the re-runs to make, at most MAX_RUNS, in table order."""
+    value, why}]}: the re-runs to make, at most MAX_RUNS, in table order. `lines` are the run's figures."""
     vendor, cpu_device = run_vendor(results)
     found = [s.to_dict() for s in perf_switches.set_in(env, vendor, cpu_device)]
     runs, not_run = [], []
     for switch in found:
         name = {"variable": switch["variable"], "value": switch["value"]}
         hit = moved(switch, lines, cpu_device)
-        low = [l for l in hit if l["verdict"] in (LOW, VERY_LOW)]
-        judged = [l for l in hit if l["verdict"] not in (INFO, UNKNOWN)]
         if not switch["figures"]:
             not_run.append(dict(name, why="no benchmark figure measures what it changes"))
         elif not hit:
             not_run.append(dict(name, why="none of the figures it moves was measured in this run"))
-        elif judged and not low:
-            not_run.append(dict(name, why="the figures it moves measured good: "
-                                + "; ".join(f"{l['label']} {l['value']:.3g} {l['unit']}" for l in judged)))
         elif len(runs) >= MAX_RUNS:
             not_run.append(dict(name, why=f"only {MAX_RUNS} switches are re-run per benchmark"))
         else:
-            why = ("low: " + "; ".join(f"{l['label']} {l['value']:.3g} {l['unit']} ({l['verdict']})" for l in low)
-                   if low else "no expectation judges the figures it moves, so only a run without it can tell")
+            why = "it moves " + "; ".join(f"{l['label']} {l['value']:.3g} {l['unit']}" for l in hit)
             sections = [s for s in planned if s in {l["section"] for l in hit}]
             runs.append(dict(name, sections=sections, figures=[l["key"] for l in hit], why=why))
     return {"set": found, "runs": runs, "not_run": not_run}
@@ -91,6 +84,6 @@ def compare(run: dict[str, Any], with_lines: list[dict], without_lines: list[dic
                         "without": line["value"], "speedup": round(ratio, 3), "section": line["section"]})
     best: Optional[dict] = max(figures, key=lambda f: f["speedup"], default=None)
     return {"variable": run["variable"], "value": run["value"], "figures": figures,
-            "speedup": best["speedup"] if best else None, "slows": bool(best and best["speedup"] >= SLOWS_AT),
+            "speedup": best["speedup"] if best else None,
             "failed": [f"{name}: {entry.get('state')} ({entry.get('detail')})" for name, entry in
                        (((run.get("results") or {}).get("sections")) or {}).items() if entry.get("state") != "ok"]}

@@ -12,9 +12,6 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from rocm_doctor.gpu.bench.formulas import decode_bytes_per_token, roofline_tokens_per_s
 from rocm_doctor.gpu.bench.lines import make_line, records
-from rocm_doctor.gpu.bench.verdicts import GOOD, INFO, LOW, THRESHOLDS, UNKNOWN, VERY_LOW, verdict
-
-LAUNCH_BOUND_BUSY = 0.5  # GPU busy below this share of each token: the host's launches set the pace
 
 if TYPE_CHECKING:
     from rocm_doctor.gpu.bench.analysis import Analysis
@@ -38,27 +35,17 @@ def sdpa(a: Analysis) -> None:
         for rec in recs:
             value = (rec.get("gbs") if decode else rec.get("tflops")) if rec.get("available") else None
             a.add(make_line("sdpa", f"sdpa.{shape}.{dtype}.{rec['backend'].lower()}",
-                            f"{shape} {dtype} {rec['backend'].lower()}", value, unit, verdict_=INFO,
+                            f"{shape} {dtype} {rec['backend'].lower()}", value, unit,
                             explanation="" if rec.get("available") else f"unavailable: {rec.get('reason')}",
                             median_ms=rec.get("median_ms"), default_backend=rec.get("default_backend"),
                             fraction_of_matmul=(rec.get("tflops") / mm[dtype]) if value and not decode and mm.get(dtype) else None))
         if a.on_gpu and ok and not fused:
             math_only.append((shape, dtype, unavailable))
     if a.on_gpu and groups:
-        if math_only:
-            shape, dtype, reasons = math_only[0]
-            explanation = ("only the math backend runs attention here (an unfused O(S^2) path with several kernels "
-                           "and an fp32 score matrix): " + "; ".join(f"{k.lower()}: {v}" for k, v in reasons.items()))
-            remedy = ["On ROCm, use a torch whose AOTriton supports this gfx, or set "
-                      "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL=1 where the warning says the arch is experimental.",
-                      "On NVIDIA, flash attention needs sm80+ and fp16/bf16 inputs."]
-            v = LOW
-        else:
-            explanation, remedy, v = "a fused attention backend runs for every tested shape and dtype", [], GOOD
         a.add(make_line("sdpa", "sdpa.fused", "fused SDPA backend available",
                         float(len(groups) - len(math_only)), f"of {len(groups)} cases", figure="sdpa_fused",
-                        verdict_=v, explanation=explanation, remedy=remedy,
-                        math_only=[f"{s} {d}" for s, d, _ in math_only]))
+                        math_only=[f"{s} {d}" for s, d, _ in math_only],
+                        context={"unavailable": math_only[0][2] if math_only else {}}))
 
 
 def compare(a: Analysis) -> None:
@@ -70,32 +57,31 @@ def compare(a: Analysis) -> None:
         a.values["cpu_share"] = {"usable": cpu_info["affinity"], "present": cpu_info["cpu_count"]}
     for target, rec in mm.items():
         a.add(make_line("compare", f"compare.matmul.{target}", f"fp32 mm {rec['n']}^3 on {target.upper()}",
-                        rec["median_tflops"], "TFLOP/s", verdict_=INFO,
+                        rec["median_tflops"], "TFLOP/s",
                         cpu_threads=threads if target == "cpu" else None))
     if "gpu" in mm and "cpu" in mm and mm["cpu"]["median_tflops"]:
         a.values["speedup_matmul"] = mm["gpu"]["median_tflops"] / mm["cpu"]["median_tflops"]
         a.add(make_line("compare", "compare.speedup.matmul", "GPU / CPU speed-up, fp32 matmul",
-                        a.values["speedup_matmul"], "x", verdict_=INFO, cpu_threads=threads))
+                        a.values["speedup_matmul"], "x", cpu_threads=threads))
         if mm["gpu"].get("one_call_ms") and mm["cpu"].get("one_call_ms"):
             a.add(make_line("compare", "compare.speedup.matmul_one_call",
                             "GPU / CPU speed-up, fp32 matmul, one call timed with time.time()",
-                            mm["cpu"]["one_call_ms"] / mm["gpu"]["one_call_ms"], "x", verdict_=INFO,
+                            mm["cpu"]["one_call_ms"] / mm["gpu"]["one_call_ms"], "x",
                             gpu_ms=mm["gpu"]["one_call_ms"], cpu_ms=mm["cpu"]["one_call_ms"]))
     for target, rec in cnn.items():
         a.add(make_line("compare", f"compare.cnn.{target}", f"small CNN training step on {target.upper()}",
-                        rec["ms_per_step"], "ms/step", verdict_=INFO, images_per_s=rec.get("images_per_s"),
+                        rec["ms_per_step"], "ms/step", images_per_s=rec.get("images_per_s"),
                         batch=rec.get("batch"), steps=rec.get("steps")))
     if "gpu" in cnn and "cpu" in cnn and cnn["gpu"]["ms_per_step"]:
         speedup = cnn["cpu"]["ms_per_step"] / cnn["gpu"]["ms_per_step"]
         a.values["speedup_cnn"] = speedup
         a.add(make_line("compare", "compare.speedup.cnn", "GPU / CPU speed-up, small CNN training", speedup, "x",
-                        verdict_=INFO, explanation="why: bench-cnn-speedup-low, from the cnn, sweep and conv sections",
                         cpu_threads=threads))
     cpu_mem = records(a.results, "compare", "cpu_memory")
     if cpu_mem:
         a.values["cpu_read_gbs"] = cpu_mem[0]["median_gbs"]
         a.add(make_line("compare", "compare.cpu_read", "CPU memory read (sum)", cpu_mem[0]["median_gbs"], "GB/s",
-                        verdict_=INFO, cpu_threads=threads))
+                        cpu_threads=threads))
 
 
 def decoder(a: Analysis) -> None:
@@ -112,7 +98,7 @@ def decoder(a: Analysis) -> None:
             ref = (a.values.get("matmul_median_tflops") or {}).get(model["dtype"]) if on_gpu else None
             a.add(make_line("decoder", f"decoder.prefill.{target}",
                             f"prefill {rec['tokens']} tokens, {model['dtype']}, {target.upper()}",
-                            rec["tokens_per_s"], "tok/s", verdict_=INFO, achieved_tflops=achieved,
+                            rec["tokens_per_s"], "tok/s", achieved_tflops=achieved,
                             fraction_of_matmul=achieved / ref if ref else None, ms=rec["ms"],
                             first_ms=rec.get("first_ms"), explanation=_first_prefill(rec)))
         if target not in decode:
@@ -129,38 +115,23 @@ def decoder(a: Analysis) -> None:
             bw, bw_source = a.values.get("cpu_read_gbs"), "measured CPU read"
         roof = roofline_tokens_per_s(bw, per_token) if bw else None
         fraction = rec["tokens_per_s"] / roof if roof else None
-        rule = THRESHOLDS["decode_roofline"]
-        v = verdict(fraction, rule["good"], rule["low"]) if on_gpu else INFO
-        explanation, remedy, profile_details = _explain_decode(a, target, rec, profiles.get(target), fraction)
-        if profile_details.get("remedy_first"):
-            remedy = [profile_details.pop("remedy_first")]
-        if on_gpu and v in (LOW, VERY_LOW):
-            remedy = remedy or ["Batch requests, or cut per-token launches: static KV cache with "
-                                "torch.compile(mode='reduce-overhead') / CUDA graphs, or an inference engine "
-                                "(vLLM, llama.cpp)."]
-            busy = profile_details.get("gpu_busy_fraction")
-            if busy is not None and busy < LAUNCH_BOUND_BUSY:  # the GPU idles between kernels: eager decode's nature
-                v = INFO
-                explanation = (f"{explanation}. Eager PyTorch decodes one token at a time with a kernel launch per "
-                               "op on every machine; the bandwidth roofline is what a batched or graph-captured "
-                               "engine reaches, not this workload") if explanation else explanation
+        explanation, _, profile_details = _explain_decode(a, target, rec, profiles.get(target), fraction)
+        context = {"cudnn_plans": profile_details.pop("cudnn_plans", False)}
         a.values[f"decode_{target}_tokens_per_s"] = rec["tokens_per_s"]
         a.add(make_line("decoder", f"decoder.decode.{target}",
                         f"decode {rec['tokens']} tokens, {model['dtype']}, {target.upper()}", rec["tokens_per_s"],
                         "tok/s", figure="decode" if on_gpu else None, expected=roof,
-                        fraction=fraction, verdict_=v if roof else (UNKNOWN if on_gpu else INFO),
-                        explanation=explanation, remedy=remedy, ms_per_token=rec["ms_per_token"],
-                        bytes_per_token=per_token, bandwidth_gbs=bw, bandwidth_source=bw_source,
-                        good_at=rule["good"], low_at=rule["low"], **profile_details))
+                        fraction=fraction, explanation=explanation, context=context, ms_per_token=rec["ms_per_token"],
+                        bytes_per_token=per_token, bandwidth_gbs=bw, bandwidth_source=bw_source, **profile_details))
     if "gpu" in decode and "cpu" in decode and decode["cpu"]["tokens_per_s"]:
         speedup = decode["gpu"]["tokens_per_s"] / decode["cpu"]["tokens_per_s"]
         a.values["speedup_decode"] = speedup
         a.add(make_line("compare", "compare.speedup.decode", "GPU / CPU speed-up, LLM decode", speedup, "x",
-                        verdict_=INFO, note="GPU in %s, CPU in %s" % (models.get("gpu", {}).get("dtype"),
+                        note="GPU in %s, CPU in %s" % (models.get("gpu", {}).get("dtype"),
                                                                       models.get("cpu", {}).get("dtype"))))
     if "gpu" in prefill and "cpu" in prefill and prefill["cpu"]["tokens_per_s"]:
         a.add(make_line("compare", "compare.speedup.prefill", "GPU / CPU speed-up, LLM prefill",
-                        prefill["gpu"]["tokens_per_s"] / prefill["cpu"]["tokens_per_s"], "x", verdict_=INFO))
+                        prefill["gpu"]["tokens_per_s"] / prefill["cpu"]["tokens_per_s"], "x"))
 
 
 def _first_prefill(rec: dict[str, Any]) -> str:
@@ -221,8 +192,7 @@ def _explain_decode(a: Analysis, target: str, rec: dict[str, Any], profile: Opti
                      + (": cuDNN attention builds a plan for every new KV length" if cudnn else "") + ")")
         details["repeat_ms_per_token"] = repeat
         if cudnn:
-            details["remedy_first"] = ("Prefer flash attention for decoding: TORCH_CUDNN_SDPA_DEPRIORITIZED=1, or "
-                                       "`with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION)`.")
+            details["cudnn_plans"] = True  # the checks name the remedy
     if math_path:
         parts.append("attention runs on the SDPA math path")
     if fallback:
@@ -236,9 +206,9 @@ def reference(a: Analysis) -> None:
             shapes = (a.values.get("matmul_shape_tflops") or {}).get("bf16") or {}
             ours = shapes.get(f"{rec['n']}x{rec['n']}x{rec['n']}")
             a.add(make_line("reference", "reference.mm", f"reference bf16 mm {rec['n']}^3 ({rec['method']})",
-                            rec["tflops"], "TFLOP/s", verdict_=INFO, ours=ours,
+                            rec["tflops"], "TFLOP/s", ours=ours,
                             ratio=(ours / rec["tflops"]) if ours and rec["tflops"] else None))
         elif rec.get("what") == "copy":
             ours = a.values.get("memory_copy_gbs")
             a.add(make_line("reference", "reference.copy", f"reference copy_ ({rec['method']})", rec["gbs"], "GB/s",
-                            verdict_=INFO, ours=ours, ratio=(ours / rec["gbs"]) if ours and rec["gbs"] else None))
+                            ours=ours, ratio=(ours / rec["gbs"]) if ours and rec["gbs"] else None))

@@ -9,62 +9,16 @@ Which static findings the outcomes confirm or refute is judged in checks/gpu_con
 
 from __future__ import annotations
 
-import re
-from typing import Any, Optional
+from typing import Any
 
+from rocm_doctor.knowledge.signatures import match
 
 FAILED = ("wrong", "error", "crashed", "hung")
 
-# Used only when rocm_doctor.knowledge.signatures cannot be imported (kept to the essentials).
-_FALLBACK_SIGNATURES = [
-    ("hip-no-binary-for-gpu", "gfx-not-in-torch-arch-list", r"hipErrorNoBinaryForGpu",
-     "torch has no code object for this GPU's gfx target"),
-    ("hip-invalid-device-function", "gfx-not-in-torch-arch-list", r"invalid device function|hipErrorInvalidDeviceFunction",
-     "a kernel has no code for this GPU's gfx target"),
-    ("hsa-invalid-isa", "hsa-override-gfx-version", r"HSA_STATUS_ERROR_INVALID_ISA",
-     "the runtime rejected the ISA (often a wrong HSA_OVERRIDE_GFX_VERSION)"),
-    ("hiprtc-headers-missing", "hiprtc-headers-missing", r"fatal error: '(type_traits|limits|cstdint)' file not found",
-     "runtime compilation cannot find the standard headers"),
-    ("tensile-library-missing", "rocblas-library-coverage", r"Cannot read \S*TensileLibrary\S*",
-     "rocBLAS has no Tensile kernels for this GPU"),
-]
 
 def signature_matches(text: str) -> list[dict[str, str]]:
-    """[{id, check, meaning, line}] for known error signatures in `text`."""
-    if not text:
-        return []
-    try:
-        from rocm_doctor.knowledge.signatures import match
-    except Exception:  # the knowledge module is optional for this stage
-        match = None
-    found: list[dict[str, str]] = []
-    if match is not None:
-        try:
-            for item in match(text):
-                found.append({
-                    "id": str(_field(item, "id", "signature")),
-                    "check": str(_field(item, "check", "check_id")),
-                    "meaning": str(_field(item, "meaning", "title") or ""),
-                    "line": str(_field(item, "line") or "")[:300],
-                })
-            return found
-        except Exception:
-            found = []
-    for sig_id, check, pattern, meaning in _FALLBACK_SIGNATURES:
-        hit = re.search(pattern, text)
-        if hit:
-            line = next((ln for ln in text.splitlines() if re.search(pattern, ln)), hit.group(0))
-            found.append({"id": sig_id, "check": check, "meaning": meaning, "line": line.strip()[:300]})
-    return found
-
-
-def _field(item: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(item, dict) and name in item:
-            return item[name]
-        if hasattr(item, name):
-            return getattr(item, name)
-    return None
+    """[{id, check, meaning, line}] for the known error signatures (data/error_signatures.json) in `text`."""
+    return [{"id": m.id, "check": m.check, "meaning": m.meaning, "line": m.line[:300]} for m in match(text)] if text else []
 
 
 def case_text(record: dict) -> str:
