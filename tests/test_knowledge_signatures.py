@@ -13,7 +13,7 @@ ROWS = load("error_signatures.json")["signatures"]
 CHECKS = {"amdgpu-dkms-not-built", "amdgpu-init-failed", "gpu-peer-access-missing", "secure-boot-blocks-amdgpu",
           "windows-driver-too-old", "bench-bf16-slow", "gpu-visibility-env",
           "gpu-runtime-refuses", "process-address-space-limited", "amdgpu-firmware-not-answering",
-          "nccl-transport-disabled", "amdgpu-gpu-reset", "amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout",
+          "platform-supported", "amdgpu-gpu-reset", "amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout",
           "container-gpu-devices", "container-shm-small", "dll-shadowing", "gfx-not-in-torch-arch-list",
           "gfx-support-matrix", "gpu-compute-mode-restricted", "gpu-hang-power-state", "gpu-kernels-failed",
           "gpu-memory-held", "hip-runtime-mismatch", "hiprtc-headers-missing", "hsa-override-gfx-version",
