@@ -55,7 +55,6 @@ class _BenchCheck(Check):
     judges = ""  # the `figure` of the lines this check judges
     very_low = Status.WARN  # status of a "very low" line
     nothing = "not measured in this run"
-    judged = staticmethod(judge)  # what the renderers show: the stage reaches it through the registry
 
     def lines(self, analysis) -> list[dict]:
         """The lines of the figure this check judges, each naming the check in the finding's data."""
@@ -84,6 +83,10 @@ class _BenchCheck(Check):
         message = _figure(bad)
         status = self.very_low if verdict == "very low" and not bad.get("unreliable") else Status.WARN
         return self.finding(status, message, evidence=evidence, remediation=remedy, data=data)
+
+    def shown_with_stage(self, facts):
+        """Every line judged, for the bench's summary: what the renderers show."""
+        return {"analysis": judged_figures(facts)}
 
     def good_message(self, lines) -> str:
         return "; ".join(f"{l['label']} {l['value']:.3g} {l['unit']}" for l in lines if l["value"] is not None)

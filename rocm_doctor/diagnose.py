@@ -1,5 +1,7 @@
 """The one pipeline every command runs: observe (or replay) → interpret → checks → stages → relations →
-Diagnosis. `check`, `report`, `fix`, `kernels` and `bench` differ only in the options and stages they pass."""
+Diagnosis. `check`, `report`, `fix`, `kernels` and `bench` differ only in the options and stages they pass: a
+stage-only command (`kernels`, `bench`, `bench --collectives`) asks for the scope "stages", which observes only the
+environment, the platform and the target interpreter and judges only what its stages measured."""
 
 from __future__ import annotations
 
@@ -13,13 +15,15 @@ from rocm_doctor.engine import diagnosis, relations
 from rocm_doctor.engine.shells import detect_shell
 from rocm_doctor.engine.engine import Selection, run_checks, validate_selection
 from rocm_doctor.engine.pipeline import Progress, Stage, run_stages
-from rocm_doctor.engine.registry import load_registry
+from rocm_doctor.engine.registry import Registry, load_registry
 from rocm_doctor.facts import snapshot
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.keys import LOG_KEY as USER_LOG_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import interpret, interpreter_modules, run_env
 from rocm_doctor.probes import ProbeContext, TargetError, choose_python, collect, detect_os
+
+MACHINE, STAGES = "machine", "stages"  # what a request observes and judges (Options.scope)
 from rocm_doctor.report.model import Report
 
 
@@ -38,6 +42,11 @@ class Options:
     progress: Progress = None  # told what a stage is doing, for a terminal that would otherwise stay blank
     run_target: Optional[dict] = None  # --unit / --user-unit / --kernel: {kind, name, scope} (probes/run_env.py)
     meanwhile: Optional[Callable[[], None]] = None  # the caller's work while the probes run (importing its format)
+    # STAGES: a command for its stages alone; no probe runs, no skip reason is asked, and the checks that judge are
+    # those requiring the stages' facts plus the checks of `areas`
+    scope: str = MACHINE
+    areas: Sequence[str] = ()
+    watch: bool = True  # sample the live GPU state around the stages (a live run with stages)
 
 
 def observe(options: Options, meanwhile: Optional[Callable[[], None]] = None) -> Observations:
@@ -51,6 +60,10 @@ def observe(options: Options, meanwhile: Optional[Callable[[], None]] = None) ->
         if meanwhile is not None:
             meanwhile()
         observations = load_snapshot(options.from_file)
+    elif options.scope == STAGES:
+        if meanwhile is not None:
+            meanwhile()
+        observations = _observe_scope(options)
     else:
         observations = _collect_live(options, meanwhile)
     if options.log is not None:
@@ -65,6 +78,14 @@ def load_snapshot(path: Path) -> Observations:
     except inputfile.InputError as exc:
         raise snapshot.SnapshotError(str(exc)) from None
     return snapshot.parse(raw, str(path))
+
+
+def _observe_scope(options: Options) -> Observations:
+    """What a stage-only command observes: the environment, the platform and the interpreter the stages run in
+    (raises TargetError for a bad --python)."""
+    env = dict(os.environ if options.env is None else options.env)
+    python, reason = choose_python(options.python, env)
+    return Observations(platform={"os": detect_os()}, env=env, target={"python": python, "reason": reason})
 
 
 def _collect_live(options: Options, meanwhile: Optional[Callable[[], None]]) -> Observations:
@@ -103,15 +124,18 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
     if selection.only or selection.skip:
         load_judges()
         validate_selection(loaded[0], selection)  # before any probing: a typo should fail fast
-    if options.from_file is None and options.run_target is None:  # a service's interpreter is known only later
+    if options.from_file is None and options.run_target is None and options.scope == MACHINE:
+        # a service's interpreter is known only later; a stage-only command has no probes to overlap
         _start_early(options)
     try:
-        _say(options, f"reading {options.from_file}" if options.from_file is not None else
-             "probing the machine: the GPU tools, driver and library files, and torch in the target interpreter")
+        if options.scope == MACHINE:
+            _say(options, f"reading {options.from_file}" if options.from_file is not None else
+                 "probing the machine: the GPU tools, driver and library files, and torch in the target interpreter")
         observations = observe(options, None if loaded else load_judges)
         registry = loaded[0]
         source = str(options.from_file) if options.from_file else "live"
-        _say(options, f"judging what was seen: {len(registry.checks)} checks")
+        if options.scope == MACHINE:
+            _say(options, f"judging what was seen: {len(registry.checks)} checks")
         return _judge(observations, registry, selection, options, source)
     finally:
         for stage in options.stages:
@@ -135,24 +159,35 @@ def _say(options: Options, text: str) -> None:
         options.progress(text)
 
 
-def replay(observations: Observations, source: str) -> tuple[Report, Facts]:
-    """Recorded observations (a stored run, a snapshot) judged by today's parsers and checks, as `check --from`."""
-    return _judge(observations, load_registry(), Selection(), Options(), source)
+def replay(observations: Observations, source: str, options: Optional[Options] = None) -> tuple[Report, Facts]:
+    """Recorded observations (a stored run, a snapshot) judged by today's parsers and checks, as `check --from`;
+    with a stage-only `options`, a stage result recorded elsewhere (the world's collectives) judged as its command
+    would."""
+    return _judge(observations, load_registry(), Selection(), options or Options(), source)
+
+
+def judge_recorded(stage: Stage, result: dict, env: Optional[Mapping[str, str]] = None,
+                   source: str = "recorded") -> tuple[Report, Facts]:
+    """A stage result measured elsewhere (the world's collectives that torchrun gathered, a stored benchmark)
+    judged as the stage-only command that measures it would, in the environment `env` it ran in."""
+    observations = Observations(env=dict(env or {}), probes={stage.probe_key: result})
+    return replay(observations, source, Options(scope=STAGES, stages=[stage]))
 
 
 def _judge(observations: Observations, registry, selection: Selection, options: Options,
            source: str) -> tuple[Report, Facts]:
     facts = interpret(observations)
-    findings = run_checks(registry, facts, selection)
-    if source != "live":
+    live, scoped = source == "live", options.scope == STAGES
+    findings = run_checks(_of_areas(registry, options.areas) if scoped else registry, facts, selection)
+    if scoped or live:
+        stage_list = list(options.stages)
+    else:
         from rocm_doctor.stages import replayed
 
         stage_list = replayed()
-    else:
-        stage_list = list(options.stages)
-    sample = live_sampler(facts) if source == "live" and stage_list else None
-    staged = run_stages(stage_list, registry, facts, findings, selection, replay=source != "live",
-                        progress=options.progress, sample=sample)
+    sample = live_sampler(facts) if live and stage_list and options.watch else None
+    staged = run_stages(stage_list, registry, facts, findings, selection, replay=not live,
+                        progress=options.progress, sample=sample, asked=scoped)
     findings = relations.link(staged.findings, registry.checks, facts)
     report = Report(
         findings=findings,
@@ -164,6 +199,11 @@ def _judge(observations: Observations, registry, selection: Selection, options: 
         source=source,
     )
     return report, facts
+
+
+def _of_areas(registry: Registry, areas: Sequence[str]) -> Registry:
+    """The registry cut to the checks of `areas` (its load problems kept): a stage-only command's static checks."""
+    return Registry(checks=[c for c in registry.checks if c.area in areas], problems=registry.problems)
 
 
 def live_sampler(facts: Facts):

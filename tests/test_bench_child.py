@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from rocm_doctor.gpu.bench import plan
-from rocm_doctor.gpu.bench.analysis import analyze
+from rocm_doctor.testing.stages import bench_analysis as analyze
 from rocm_doctor.gpu.bench.harness import run_bench
 
 pytestmark = pytest.mark.slow

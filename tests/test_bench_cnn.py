@@ -8,8 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from rocm_doctor.engine.model import Status
-from rocm_doctor.gpu.bench.analysis import analyze
-from rocm_doctor.gpu.bench.stage import findings
+from rocm_doctor.testing.stages import bench_analysis as analyze, bench_findings as findings
 
 H200 = {"type": "cuda", "index": 0, "name": "NVIDIA H200", "major": 9, "minor": 0}
 RX6650 = {"type": "cuda", "index": 0, "name": "AMD Radeon RX 6650 XT", "gcnArchName": "gfx1032"}

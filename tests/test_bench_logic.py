@@ -11,7 +11,8 @@ from rocm_doctor.gpu.bench import analysis as A
 from rocm_doctor.gpu.bench import formulas as F
 from rocm_doctor.checks import bench_judge as V
 from rocm_doctor.gpu.bench.expectations import expected_for, lookup
-from rocm_doctor.gpu.bench.stage import FACT, findings
+from rocm_doctor.gpu.bench.stage import FACT
+from rocm_doctor.testing.stages import bench_analysis as analyze, bench_findings as findings
 from rocm_doctor.interpret.stage_results import interpret
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
@@ -142,13 +143,13 @@ def test_the_stage_measures_and_the_checks_judge():
     assert judged["verdict"] == "very low" and "context" not in judged
     assert judged["details"]["good_at"] == V.THRESHOLDS["matmul"]["good"]
     assert judged["details"]["threshold_source"] == V.THRESHOLDS["matmul"]["source"]
-    assert A.analyze(results(H200, None, {"matmul": [mm("bf16", 200), mm("fp16", 760)]})) == V.judge(figures)
+    assert analyze(results(H200, None, {"matmul": [mm("bf16", 200), mm("fp16", 760)]})) == V.judge(figures)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_verdicts_and_explanations(case):
     _, device, hip, sections, key, verdict, text = case
-    result = A.analyze(results(device, hip, sections))
+    result = analyze(results(device, hip, sections))
     found = line(result, key)
     assert found["verdict"] == verdict, found
     assert text in found["explanation"] + " ".join(found["remedy"])
@@ -158,7 +159,7 @@ def test_math_only_sdpa_names_the_reasons():
     recs = [{"bench": "sdpa", "shape": "prefill", "dtype": "fp16", "backend": b, "available": b == "MATH",
              "reason": None if b == "MATH" else f"{b} not compiled for gfx1032", "tflops": 1.0, "median_ms": 2.0}
             for b in ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH")]
-    result = A.analyze(results(RX6650, "6.4", {"sdpa": recs}))
+    result = analyze(results(RX6650, "6.4", {"sdpa": recs}))
     fused = line(result, "sdpa.fused")
     assert fused["verdict"] == "low" and "not compiled for gfx1032" in fused["explanation"]
 
@@ -182,7 +183,7 @@ def test_decode_launch_bound_names_busy_fraction_and_top_op():
     sections = {"memory": [{"bench": "memory", "op": "read", "median_gbs": 3900.0}],
                 "launch": [{"bench": "launch", "mode": "back_to_back", "us_per_launch": 5.0}],
                 "decoder": decoder_records(tokens_per_s=200.0, busy_us=600.0)}
-    result = A.analyze(results(H200, None, sections))
+    result = analyze(results(H200, None, sections))
     decode = line(result, "decoder.decode.gpu")
     assert decode["expected"] == pytest.approx(3900e9 / (1.192e9 + 114688 * 544.5), rel=1e-6)
     assert decode["verdict"] == "info"  # launch-bound: eager decode's nature, on every machine
@@ -196,7 +197,7 @@ def test_decode_gpu_busy_names_device_op_and_math_path():
     sections = {"memory": [{"bench": "memory", "op": "read", "median_gbs": 3900.0}],
                 "decoder": decoder_records(tokens_per_s=2500.0, busy_us=380.0,
                                            sdpa_op="aten::_scaled_dot_product_attention_math")}
-    decode = line(A.analyze(results(H200, None, sections)), "decoder.decode.gpu")
+    decode = line(analyze(results(H200, None, sections)), "decoder.decode.gpu")
     assert decode["verdict"] == "good"
     assert "aten::mm" in decode["explanation"] and "math path" in decode["explanation"]
 
@@ -208,7 +209,7 @@ def test_failed_section_and_speedups():
         {"bench": "compare_cnn", "target": "gpu", "ms_per_step": 2.0},
         {"bench": "compare_cnn", "target": "cpu", "ms_per_step": 6.0}]})
     res["sections"]["sdpa"] = {"state": "timeout", "detail": "no result within its 60 s budget", "records": []}
-    result = A.analyze(res)
+    result = analyze(res)
     assert line(result, "compare.speedup.matmul")["value"] == pytest.approx(20.0)
     assert line(result, "compare.speedup.cnn")["value"] == pytest.approx(3.0)
     assert line(result, "sdpa.state")["verdict"] == "failed"
@@ -293,7 +294,7 @@ def test_render_human_and_bars():
     assert bar(2.0, width=4, plain=True) == "####"
     res = results(RX6650, "6.4", {"matmul": [mm("bf16", 4.9), mm("fp16", 17.3)]})
     console = Console(record=True, width=120, no_color=True)
-    render(console, res, A.analyze(res), findings(res))
+    render(console, res, analyze(res), findings(res))
     text = console.export_text()
     assert "bf16 / fp16" in text and "bench-bf16-slow" in text and "Elapsed" in text
 
@@ -301,5 +302,5 @@ def test_render_human_and_bars():
 def test_decode_far_from_the_roofline_with_the_gpu_busy_stays_a_machine_figure():
     sections = {"memory": [{"bench": "memory", "op": "read", "median_gbs": 3900.0}],
                 "decoder": decoder_records(tokens_per_s=200.0, busy_us=4900.0)}
-    decode = line(A.analyze(results(H200, None, sections)), "decoder.decode.gpu")
+    decode = line(analyze(results(H200, None, sections)), "decoder.decode.gpu")
     assert decode["verdict"] == "very low" and "not this workload" not in decode["explanation"]

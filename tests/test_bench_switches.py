@@ -13,9 +13,10 @@ from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.gpu.bench import switches
-from rocm_doctor.gpu.bench.analysis import analyze, measure
-from rocm_doctor.gpu.bench.stage import FACT, PROBE_KEY, BenchStage, findings
+from rocm_doctor.gpu.bench.analysis import measure
+from rocm_doctor.gpu.bench.stage import FACT, PROBE_KEY, BenchStage
 from rocm_doctor.interpret import interpret
+from rocm_doctor.testing.stages import bench_analysis as analyze, bench_findings as findings
 
 H200 = {"type": "cuda", "index": 0, "name": "NVIDIA H200", "major": 9, "minor": 0}
 BLOCKING = {"CUDA_LAUNCH_BLOCKING": "1"}
@@ -49,7 +50,7 @@ def ab(back_to_back, without, env=BLOCKING, state="ok"):
 
 
 def judged(res, env=BLOCKING):
-    return {f.id: f for f in findings(res, Facts(Observations(env=dict(env))))}
+    return {f.id: f for f in findings(res, env)}
 
 
 # -- which switches are re-run ----------------------------------------------------------------------------------

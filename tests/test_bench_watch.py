@@ -15,11 +15,10 @@ from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.gpu.bench import interference
-from rocm_doctor.gpu.bench.analysis import analyze
 from rocm_doctor.gpu.bench.harness import run_bench
 from rocm_doctor.gpu.bench.plan import build
 from rocm_doctor.gpu.bench.session import Watch
-from rocm_doctor.gpu.bench.stage import findings
+from rocm_doctor.testing.stages import bench_analysis as analyze, bench_findings as findings
 from rocm_doctor.checks.bench_judge import NOT_EXPLAINED
 from rocm_doctor.interpret.live_sample import read
 from rocm_doctor.parsers.nvidia_smi import APP_FIELDS, GPU_FIELDS

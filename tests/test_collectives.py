@@ -17,7 +17,10 @@ from rocm_doctor.parsers.collectives_formulas import algbw_gbs, bus_factor, busb
 from rocm_doctor.distributed.launch import Watchdogs
 from rocm_doctor.distributed.local import LocalOptions, run_local
 from rocm_doctor.distributed.results import assemble, describe_hang
-from rocm_doctor.distributed.stage import judge
+from rocm_doctor.diagnose import judge_recorded
+from rocm_doctor.distributed.stage import CollectivesStage
+from rocm_doctor.engine.engine import run_one
+from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.engine.model import Status
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
@@ -87,6 +90,16 @@ def facts_with(results=None, env=None, cmdline=None, extra=None):
     return facts
 
 
+def judge(results):
+    """The findings of `results` judged through the pipeline, as `bench --collectives` judges them."""
+    return judge_recorded(CollectivesStage(), results)[0].findings
+
+
+def static(check_id, facts):
+    """One of the collectives' static checks (the NCCL/RCCL variables, the kernel command line) on `facts`."""
+    return run_one(load_registry(include_plugins=False).by_id(check_id), facts)
+
+
 def by_check(findings):
     out = {}
     for f in findings:
@@ -103,18 +116,18 @@ def gpu_results(busbw, names=("NVIDIA H200",) * 8, world=8, matrix=None, copies=
 
 
 def test_bandwidth_far_under_the_published_figure_fails():
-    findings = by_check(judge(gpu_results(50.0, env={"NCCL_NVLS_ENABLE": "0"}), facts_with()))
+    findings = by_check(judge(gpu_results(50.0, env={"NCCL_NVLS_ENABLE": "0"})))
     (bw,) = findings["collective-bandwidth-low"]
     assert bw.status is Status.FAIL and "365.6" in bw.message and "NVLS off" in bw.message
-    (bw,) = by_check(judge(gpu_results(150.0), facts_with()))["collective-bandwidth-low"]  # NVLS on by default
+    (bw,) = by_check(judge(gpu_results(150.0)))["collective-bandwidth-low"]  # NVLS on by default
     assert bw.status is Status.WARN and "473.1" in bw.message
-    findings = by_check(judge(gpu_results(330.0), facts_with()))
+    findings = by_check(judge(gpu_results(330.0)))
     assert findings["collective-bandwidth-low"][0].status is Status.OK
 
 
 def test_two_h200_have_no_expectation_and_show_raw_figures():
     results = gpu_results(300.0, names=("NVIDIA H200",) * 2, world=2)
-    (bw,) = by_check(judge(results, facts_with()))["collective-bandwidth-low"]
+    (bw,) = by_check(judge(results))["collective-bandwidth-low"]
     assert bw.status is Status.INFO and "no published" in bw.message and "300.0" in bw.message
 
 
@@ -123,7 +136,7 @@ def test_peer_access_missing_and_slow_pair():
     copies = [{"src": 0, "dst": 1, "gbs": 380.0}, {"src": 0, "dst": 2, "gbs": 20.0}, {"src": 1, "dst": 0, "gbs": 385.0},
               {"src": 1, "dst": 2, "gbs": 381.0}, {"src": 2, "dst": 0, "gbs": 21.0}, {"src": 2, "dst": 1, "gbs": 383.0}]
     results = gpu_results(300.0, names=("NVIDIA H200",) * 3, world=3, matrix=matrix, copies=copies)
-    findings = by_check(judge(results, facts_with()))
+    findings = by_check(judge(results))
     (peer,) = findings["gpu-peer-access-missing"]
     assert peer.status is Status.FAIL and "0->2" in peer.message and "2->0" in peer.message
     (bw,) = findings["collective-bandwidth-low"]
@@ -131,7 +144,7 @@ def test_peer_access_missing_and_slow_pair():
 
 
 def test_checks_skip_with_the_reason_when_not_run():
-    findings = by_check(judge({"ran": False, "state": "not-run", "detail": "only one GPU is visible"}, facts_with()))
+    findings = by_check(judge({"ran": False, "state": "not-run", "detail": "only one GPU is visible"}))
     for check in ("collective-hang", "collective-wrong-result", "collective-bandwidth-low"):
         assert findings[check][0].status is Status.SKIP and "only one GPU" in findings[check][0].message
 
@@ -142,12 +155,11 @@ def test_nccl_transport_variables():
     levels = {s["name"]: s["level"] for s in transport_settings(env)}
     assert levels == {"NCCL_P2P_DISABLE": "warn", "NCCL_P2P_LEVEL": "warn", "NCCL_IB_DISABLE": "info",
                       "NCCL_ALGO": "info", "NCCL_NVLS_ENABLE": "info"}
-    findings = judge({"ran": False, "detail": "x"}, facts_with(env=env), ids=("nccl-transport-disabled",))
+    findings = static("nccl-transport-disabled", facts_with(env=env))
     statuses = {f.id: f.status for f in findings}
     assert statuses["nccl-transport-disabled:NCCL_NVLS_ENABLE"] is Status.INFO
     assert statuses["nccl-transport-disabled:NCCL_P2P_DISABLE"] is Status.WARN
-    clean = judge({"ran": False, "detail": "x"}, facts_with(env={"NCCL_NVLS_ENABLE": "1"}),
-                  ids=("nccl-transport-disabled",))
+    clean = static("nccl-transport-disabled", facts_with(env={"NCCL_NVLS_ENABLE": "1"}))
     assert [f.status for f in clean] == [Status.OK]
 
 
@@ -155,13 +167,13 @@ def test_nccl_transport_variables():
                                             ("quiet", Status.INFO), ("intel_iommu=off", Status.OK)])
 def test_iommu_on_amd_multi_gpu(cmdline, status):
     facts = facts_with(cmdline=cmdline, extra={"torch.hip": "6.4", "torch.device_count": 2})
-    (finding,) = judge({"ran": False, "detail": "x"}, facts, ids=("iommu-multi-gpu-hang-risk",))
+    (finding,) = static("iommu-multi-gpu-hang-risk", facts)
     assert finding.status is status
 
 
 def test_iommu_needs_two_amd_gpus():
     facts = facts_with(cmdline="amd_iommu=on", extra={"torch.cuda_version": "13.0", "torch.device_count": 2})
-    (finding,) = judge({"ran": False, "detail": "x"}, facts, ids=("iommu-multi-gpu-hang-risk",))
+    (finding,) = static("iommu-multi-gpu-hang-risk", facts)
     assert finding.status is Status.SKIP
 
 
@@ -176,7 +188,7 @@ def test_hang_description_names_the_op_and_the_lagging_rank():
     results = assemble([dict(r, state="killed") for r in ranks], world_size=3, device="cpu", backend="gloo",
                        watchdog="no rank made progress for 5 s", watchdog_kind="progress")
     assert results["state"] == "hung"
-    (finding,) = by_check(judge(results, facts_with()))["collective-hang"]
+    (finding,) = by_check(judge(results))["collective-hang"]
     assert finding.status is Status.FAIL and "all_reduce of 1 KiB" in finding.message
 
 
@@ -204,7 +216,7 @@ def test_stalled_rank_becomes_a_hang_finding_in_bounded_time():
     assert hang["op"] == "all_reduce" and hang["bytes"] == 1024 and hang["lagging_ranks"] == [1]
     assert hang["waiting_ranks"] == [0, 2]
     assert all(r["state"] == "killed" for r in results["ranks"])
-    findings = by_check(judge(results, facts_with()))
+    findings = by_check(judge(results))
     (hang_finding,) = findings["collective-hang"]
     assert hang_finding.status is Status.FAIL
     assert "rank 1 stopped before all_reduce of 1 KiB" in hang_finding.message
@@ -222,7 +234,7 @@ def test_corrupted_rank_becomes_a_wrong_result_finding():
     assert all(r["correct"] for (op, _), r in rows.items() if op == "broadcast")  # root 0 is not the corrupt rank
     assert all(r["bad_source_ranks"] == [2] for (op, _), r in rows.items() if op == "all_gather")
     assert results["random_check"]["correct"] is False
-    findings = by_check(judge(results, facts_with()))
+    findings = by_check(judge(results))
     (wrong,) = findings["collective-wrong-result"]
     assert wrong.status is Status.FAIL and "rank(s) 2" in wrong.message
     assert findings["collective-hang"][0].status is Status.OK

@@ -17,6 +17,7 @@ from rich.console import Console
 from rocm_doctor.cli.app import App, DoctorUsageError
 from rocm_doctor.cli.main import cli
 from rocm_doctor.report.format import FORMATS, Json, NoView
+from rocm_doctor.testing.stages import bench_report
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -129,12 +130,9 @@ def test_every_command_json_is_in_the_envelope_and_fits_the_schema(run, report_s
 def stage_results():
     """A result of each GPU stage, as the children record them (a real H200 bench; a kernels run that stopped at
     the device; collectives that could not start)."""
+    from rocm_doctor.engine import diagnosis
     from rocm_doctor.engine.model import Finding, Status
     from rocm_doctor.facts import snapshot
-    from rocm_doctor.facts.facts import Facts
-    from rocm_doctor.facts.observations import Observations
-    from rocm_doctor.gpu.bench.analysis import analyze
-    from rocm_doctor.gpu.bench.stage import findings
     from rocm_doctor.report.bench_view import BenchResult
     from rocm_doctor.report.collectives_view import CollectivesResult
     from rocm_doctor.report.kernels_view import KernelsResult
@@ -143,11 +141,14 @@ def stage_results():
     bench = json.loads((FIXTURES / "h200" / "bench-matmul-cublas-workspace-results.json").read_text(encoding="utf-8"))
     failed = Finding(id="gpu-kernel-crash", check="gpu-kernel-crash", status=Status.FAIL, title="t", message="m")
     observations = snapshot.from_dict(json.loads(HEALTHY.read_text(encoding="utf-8")))
+    judged = bench_report(bench)
     return {
-        "bench": BenchResult(bench, analyze(bench), findings(bench, Facts(Observations(env={})))),
+        "bench": BenchResult(bench, judged.stages["bench"]["analysis"], judged.findings, judged.diagnosis),
         "kernels": KernelsResult({"python": "/usr/bin/python3", "suite": {"device": "cuda", "counts": {},
-                                  "fatal": {"stage": "device", "error": "no GPU"}}}, [failed]),
-        "bench-collectives": CollectivesResult("/usr/bin/python3", {"ran": False, "detail": "one GPU"}, []),
+                                  "fatal": {"stage": "device", "error": "no GPU"}}}, [failed],
+                                 diagnosis.build([failed])),
+        "bench-collectives": CollectivesResult("/usr/bin/python3", {"ran": False, "detail": "one GPU"}, [],
+                                               diagnosis.build([])),
         "snapshot": SnapshotResult(observations),
     }
 

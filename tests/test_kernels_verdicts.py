@@ -6,8 +6,9 @@ from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.gpu.kernels.stage import judge
-from rocm_doctor.engine.pipeline import apply_evidence
+from rocm_doctor.gpu.kernels.stage import KernelStage
+from rocm_doctor.engine.pipeline import apply_evidence, run_stages
+from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.interpret.stage_results import interpret
 from rocm_doctor.gpu.kernels.signatures import analyse, signature_matches
 import importlib
@@ -212,13 +213,14 @@ def test_ok_findings_and_unrelated_checks_are_untouched():
     assert apply_kernel_evidence(findings, stage) == findings
 
 
-def test_judge_replaces_the_skip_placeholders_and_applies_the_verdicts():
+def test_the_stage_replaces_the_skip_placeholders_and_applies_the_verdicts():
     facts = facts_with(None)
     placeholders = []
     for cls in (gpu_confirm.GpuKernelsFailed, gpu_confirm.SdpaMathFallback):
         placeholders += run_one(cls, facts)
     findings = placeholders + [static("gfx-not-in-torch-arch-list", Status.FAIL)]
-    result = judge(findings, facts, stage_of(suite_of(*ALL_OK)))
+    facts.observations.add_probe(KernelStage.probe_key, stage_of(suite_of(*ALL_OK)))
+    result = run_stages([KernelStage()], load_registry(include_plugins=False), facts, findings, replay=True).findings
     by_check = {}
     for f in result:
         by_check.setdefault(f.check, []).append(f)

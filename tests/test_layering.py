@@ -11,6 +11,8 @@ The rules:
 - parsers import only parsers: text in, data out, knowing nothing of observations or facts.
 - facts import only facts, parsers and the package root (for `__version__`); the root itself imports nothing.
 - checks import only engine, facts, knowledge and parsers: they are pure, and steps are engine data.
+- no module below the checks but the engine imports the check registry: a stage reaching for checks by name
+  would be an upward dependency the layers cannot see.
 - no module whose name starts with an underscore is imported from outside its own package.
 And no two modules import each other, directly or round a longer circle, and no two packages do either. An
 import under `if TYPE_CHECKING:` counts for the layers (it is still a dependency) but not for circles: it never
@@ -88,6 +90,9 @@ RULES = [
      lambda m: m == ROOT, lambda m, t: False),
     ("checks import only engine, facts, knowledge and parsers",
      lambda m: package(m) == "checks", lambda m, t: package(t) in ("checks",) + CHECKS_MAY_IMPORT),
+    ("no stage, probe or interpreter loads the checks: the pipeline judges what they measure (diagnose.py)",
+     lambda m: RANK[layer(m)] <= RANK["stages"] and package(m) != "engine",
+     lambda m, t: t != f"{ROOT}.engine.registry"),
     ("no private module is imported from outside its package",
      lambda m: True, lambda m, t: not is_private(t) or home(m) == home(t) or home(m).startswith(home(t) + ".")),
 ]

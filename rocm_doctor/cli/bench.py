@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import os
 from typing import Any, Optional
 
 import click
@@ -29,36 +27,39 @@ def _describe(record: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def run_with_progress(app, python: str, preset: str, device: str, device_index: int, sections=(),
-                      show_progress: bool = True) -> dict[str, Any]:
-    """Run the benchmark, the live GPU state sampled around each section; the app's progress bar on stderr when
-    asked for and stderr is a terminal."""
-    from rocm_doctor.gpu.bench import plan as plans
-    from rocm_doctor.gpu.bench import session
-    from rocm_doctor.probes import detect_os
-    from rocm_doctor.probes.gpu_sample import sampler
+def measure(app, options, stage, total: int, show_progress: bool = True):
+    """The request for `stage` alone through the pipeline, the app's progress bar on stderr when asked for and
+    stderr is a terminal (the stage hands it every record of the child); raises DoctorUsageError for a bad
+    --python."""
+    from rocm_doctor.diagnose import diagnose
+    from rocm_doctor.probes import TargetError
 
-    plan = plans.build(preset, tuple(sections), device=device)
-    run = functools.partial(session.run, python, plan, device=device, device_index=device_index, preset=preset,
-                            sample=sampler(os.environ, detect_os()))
-    with app.bar("starting the benchmark child (importing torch)", len(plan), "sections",
+    with app.bar("starting the benchmark child (importing torch)", total, "sections",
                  enabled=show_progress) as bar:
-        if bar is None:
-            return run()
+        if bar is not None:
+            stage.on_record = _bar_progress(bar)
+        try:
+            return diagnose(options)
+        except TargetError as exc:
+            raise DoctorUsageError(str(exc)) from None
 
-        def on_record(record: dict[str, Any]) -> None:
-            kind, section = record.get("bench"), record.get("section")
-            title = TITLES.get(section, section or "")
-            if kind == "section_start":
-                bar.describe(f"{title}")
-            elif kind in ("section_end", "section_timeout"):
-                bar.advance()
-            elif kind == "device" and record.get("name"):
-                bar.describe(f"measuring on {record['name']}")
-            elif section and kind not in ("section_error",):
-                bar.describe(f"{title}: {_describe(record)}")
 
-        return run(on_record=on_record)
+def _bar_progress(bar):
+    """The bar names the section and figure the child is measuring, and advances per section."""
+
+    def on_record(record: dict[str, Any]) -> None:
+        kind, section = record.get("bench"), record.get("section")
+        title = TITLES.get(section, section or "")
+        if kind == "section_start":
+            bar.describe(f"{title}")
+        elif kind in ("section_end", "section_timeout"):
+            bar.advance()
+        elif kind == "device" and record.get("name"):
+            bar.describe(f"measuring on {record['name']}")
+        elif section and kind not in ("section_error",):
+            bar.describe(f"{title}: {_describe(record)}")
+
+    return on_record
 
 
 def nothing_ran(results: dict[str, Any]) -> Optional[str]:
@@ -85,51 +86,52 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 @pass_app
 def command(app, quick, as_json, python, device, device_index, sections, preset, verbose, fail_on, collectives=False):
     """Measure matmul, memory, launch, attention and an LLM-shaped decoder against what this GPU should do."""
-    from rocm_doctor.facts.facts import Facts
-    from rocm_doctor.facts.observations import Observations
-    from rocm_doctor.gpu.bench.analysis import analyze
-    from rocm_doctor.gpu.bench.stage import findings as bench_findings
-    from rocm_doctor.probes import TargetError, choose_python
+    from rocm_doctor.diagnose import STAGES, Options
+    from rocm_doctor.gpu.bench import plan as plans
+    from rocm_doctor.gpu.bench.stage import BenchStage
     from rocm_doctor.report.bench_view import BenchResult
 
-    try:
-        target, _reason = choose_python(python, os.environ)
-    except TargetError as exc:
-        raise DoctorUsageError(str(exc)) from None
     preset = preset or ("quick" if quick else "full")
     app.use("json" if as_json else "human", verbose=verbose)
     if collectives:  # several GPUs (rocm_doctor.distributed): replaces the single-GPU sections
-        bench_collectives(app, target, preset, device)
-    results = run_with_progress(app, target, preset, device, device_index, sections, show_progress=not as_json)
-    analysis = analyze(results)
-    findings = bench_findings(results, Facts(Observations(env=dict(os.environ))))
-    why = nothing_ran(results)
+        bench_collectives(app, python, preset, device)
+    stage = BenchStage(preset=preset, device=device, device_index=device_index, sections=sections)
+    report, _facts = measure(app, Options(python=python, scope=STAGES, stages=[stage]), stage,
+                             len(plans.build(preset, tuple(sections), device=device)), show_progress=not as_json)
+    shown = report.stages.get("bench") or {}
+    results = shown.get("results") or {}
+    why = nothing_ran(results) if "sections" in results else results.get("reason") or "the benchmark did not run"
     if as_json or not why:
-        app.show(BenchResult(results, analysis, findings))
+        app.show(BenchResult(results, shown.get("analysis") or {}, report.findings, report.diagnosis))
     if why:
-        raise DoctorUsageError(cannot_run(results, why, target, device))
-    app.exit(app.code_for(findings, fail_on))
+        raise DoctorUsageError(cannot_run(results, why, report.target.get("python"), device))
+    app.exit(app.code_for(report.findings, fail_on))
 
 
-def bench_collectives(app, python: str, preset: str, device: str) -> None:
+def bench_collectives(app, python: Optional[str], preset: str, device: str) -> None:
     """The local collectives across every GPU, shown and judged: 2 when they could not run, else 1 for a warning
-    or worse (--fail-on does not apply to them)."""
-    from rocm_doctor.distributed.local import LocalOptions, run_local
-    from rocm_doctor.distributed.stage import judge
-    from rocm_doctor.facts.facts import Facts
-    from rocm_doctor.facts.observations import Observations
+    or worse (--fail-on does not apply to them). Judged by the checks of the collectives' results and the other
+    multi-GPU checks (the NCCL/RCCL variables of this environment)."""
+    from rocm_doctor.diagnose import STAGES, Options, diagnose
+    from rocm_doctor.distributed.stage import CollectivesStage
+    from rocm_doctor.probes import TargetError
     from rocm_doctor.report.collectives_view import CollectivesResult
 
     with app.status("collectives: starting one process per GPU", enabled=app.format != "json") as status:
-        results = run_local(python, LocalOptions(device=device, preset=preset,
-                                                 on_record=_collective_progress(status) if status else None))
-    findings = judge(results, Facts(Observations(env=dict(os.environ))), ids=None)
-    app.show(CollectivesResult(python, results, findings))
+        stage = CollectivesStage(device=device, preset=preset,
+                                 on_record=_collective_progress(status) if status else None)
+        try:
+            report, _facts = diagnose(Options(python=python, scope=STAGES, stages=[stage], areas=("multi-gpu",),
+                                              watch=False))
+        except TargetError as exc:
+            raise DoctorUsageError(str(exc)) from None
+    results = report.stages.get("collectives") or {}
+    app.show(CollectivesResult(report.target.get("python"), results, report.findings, report.diagnosis))
     if not results.get("ran"):
         if app.format != "json":
             app.error(f"the collectives could not run: {results.get('detail')}")
         app.exit(EXIT_CANNOT_RUN)
-    app.exit(app.code_for(findings, "warn"))
+    app.exit(app.code_for(report.findings, "warn"))
 
 
 def _collective_progress(update):

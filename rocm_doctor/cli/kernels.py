@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -35,44 +34,32 @@ CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", 
 @pass_app
 def command(app, as_json, only, python, device, output, force, case_timeout, no_profile, no_logs, no_ab, verbose, fail_on):
     """Run short operator kernels in child processes and compare them with a float64 CPU reference."""
+    from rocm_doctor.diagnose import STAGES, Options, diagnose
     from rocm_doctor.engine.engine import did_you_mean
-    from rocm_doctor.facts.facts import Facts
-    from rocm_doctor.facts.observations import Observations
-    from rocm_doctor.gpu.kernels.stage import ConfirmOptions, confirm, judge
-    from rocm_doctor.probes import TargetError, choose_python, detect_os
+    from rocm_doctor.gpu.kernels.stage import ConfirmOptions, KernelStage
+    from rocm_doctor.probes import TargetError
+    from rocm_doctor.report.format import Json
+    from rocm_doctor.report.kernels_view import KernelsResult
 
     unknown = [c for c in only if c not in CATEGORIES]
     if unknown:
         hints = "".join(did_you_mean(c, CATEGORIES) for c in unknown)
         raise DoctorUsageError(f"unknown category: {', '.join(unknown)}{hints or ' (choose from ' + ', '.join(CATEGORIES) + ')'}")
     refuse_to_overwrite([output], force)
-    env = dict(os.environ)
-    try:
-        interpreter, reason = choose_python(python, env)
-    except TargetError as exc:
-        raise DoctorUsageError(str(exc)) from None
-    platform_os = detect_os()
-    observations = Observations(env=env, target={"python": interpreter, "reason": reason})
-    facts = Facts(observations)
-    facts.set("platform.os", platform_os)
-    facts.set("python.target", {"python": interpreter, "reason": reason})
-    options = ConfirmOptions(
-        python=interpreter, device=device, only=tuple(only), profile=not no_profile,
+    stage = KernelStage(ConfirmOptions(
+        device=device, only=tuple(only), profile=not no_profile,
         library_logs="never" if no_logs or device == "cpu" else "always", override_ab=not no_ab and device != "cpu",
-        case_timeout_s=case_timeout, env=env, platform_os=platform_os,
-    )
+        case_timeout_s=case_timeout,
+    ))
     where = "the CPU" if device == "cpu" else "the GPU"
-    with app.status(f"running the operator kernels on {where} in child processes of {interpreter} (each imports "
-                    "torch first)", enabled=not as_json):
-        stage = confirm(facts, options)
-    findings = [f for f in judge([], facts, stage)]
-    from rocm_doctor.engine import relations
-    from rocm_doctor.engine.registry import load_registry
-    from rocm_doctor.report.format import Json
-    from rocm_doctor.report.kernels_view import KernelsResult
-
-    relations.link(findings, load_registry(include_plugins=False).checks, facts)  # a crash explains the failures
-    result = KernelsResult(stage, findings, output)
+    with app.status(f"running the operator kernels on {where} in child processes (each imports torch first)",
+                    enabled=not as_json):
+        try:
+            report, _facts = diagnose(Options(python=python, scope=STAGES, stages=[stage], watch=False))
+        except TargetError as exc:
+            raise DoctorUsageError(str(exc)) from None
+    interpreter = report.target.get("python")
+    result = KernelsResult(report.stages["kernels"], report.findings, report.diagnosis, output)
     if output is not None:
         from rocm_doctor import safefile
 
@@ -80,13 +67,13 @@ def command(app, as_json, only, python, device, output, force, case_timeout, no_
             safefile.write(output, Json.text(result))
         except safefile.WriteError as exc:
             raise DoctorUsageError(str(exc)) from None
-    cannot = cannot_run(stage, interpreter, device)
+    cannot = cannot_run(result.stage, interpreter, device)
     app.use("json" if as_json else "human", verbose=verbose)
     if as_json or not cannot:
         app.show(result)
     if cannot:
         raise DoctorUsageError(cannot)
-    app.exit(app.code_for(findings, fail_on))
+    app.exit(app.code_for(report.findings, fail_on))
 
 
 def cannot_run(stage: dict, interpreter: str, device: str) -> str:

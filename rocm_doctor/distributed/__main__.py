@@ -205,9 +205,11 @@ def _run(args, dist, rank, world, local_rank, node_rank) -> int:
                                  watchdog="; ".join(r["watchdog"] for r in ranks if r.get("watchdog")) or None,
                                  watchdog_kind=kinds[0] if kinds else None, plan=first.get("plan"),
                                  env=None, scope="world", seconds=round(time.monotonic() - started, 3))
-        from rocm_doctor.distributed.stage import judge
+        from rocm_doctor.diagnose import judge_recorded
+        from rocm_doctor.distributed.stage import CollectivesStage
 
-        world_results["findings"] = [f.to_dict() for f in judge(world_results)]
+        judged, _facts = judge_recorded(CollectivesStage(), world_results, source="world")
+        world_results["findings"] = [f.to_dict() for f in judged.findings]
     report = fleet.diff(nodes, world=world_results)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     table = render_table(report)

@@ -1,38 +1,19 @@
-"""`check --collectives` / `bench --collectives`: run the local collectives, set the fact, judge it.
+"""`check --collectives` / `bench --collectives`: run the local collectives and set the fact.
 
 The fact is `collectives.results`, read from the observation probe "collectives", so a snapshot or report that
-carries it re-judges the same way. The checks live in checks/collectives.py.
+carries it re-judges the same way. The pipeline judges it (diagnose.py) with the checks in checks/collectives.py.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from rocm_doctor.engine.engine import run_one, sort_findings
 from rocm_doctor.engine.pipeline import Stage
-from rocm_doctor.engine.registry import load_registry
-from rocm_doctor.facts.facts import Facts, target_python
-from rocm_doctor.facts.observations import Observations
+from rocm_doctor.facts.facts import target_python
 from rocm_doctor.interpret import stage_results
 
 PROBE_KEY, FACT, NOT_RUN = stage_results.COLLECTIVES
-# the checks that judge measured results (the env and cmdline checks run in every `check`)
-RESULT_CHECKS = ("collective-hang", "collective-wrong-result", "collective-bandwidth-low", "gpu-peer-access-missing")
-
-
-def judge(results: dict[str, Any], facts: Optional[Facts] = None, ids: Optional[tuple] = RESULT_CHECKS) -> list:
-    """The collectives checks' verdicts on `results`: those that require the fact, plus `ids` when given (None:
-    every check of the collectives area)."""
-    facts = facts if facts is not None else Facts(Observations())
-    facts.observations.add_probe(PROBE_KEY, results)
-    stage_results.interpret(facts.observations, facts)
-    registry = load_registry(include_plugins=False)
-    wanted = [c for c in registry.checks if (c.area == "multi-gpu" if ids is None else c.id in ids)]
-    findings = []
-    for check in wanted:
-        findings.extend(run_one(check, facts))
-    return sort_findings(findings)
 
 
 class CollectivesStage(Stage):
@@ -42,15 +23,18 @@ class CollectivesStage(Stage):
     probe_key = PROBE_KEY
     provides = (FACT,)
 
-    def __init__(self, device: str = "auto", preset: str = "full") -> None:
+    def __init__(self, device: str = "auto", preset: str = "full",
+                 on_record: Optional[Callable[[dict], None]] = None) -> None:
         self.device, self.preset = device, preset
+        self.on_record = on_record  # every record of the ranks, for a caller's own status line (`bench`)
 
     def run(self, facts, progress=None) -> dict[str, Any]:
         from rocm_doctor.distributed.local import LocalOptions, run_local
 
         env = dict(facts.env) if facts is not None and facts.env else None
         return run_local(target_python(facts), LocalOptions(device=self.device, preset=self.preset, env=env,
-                                                            on_record=_progress_printer() if progress else None))
+                                                            on_record=self.on_record or (
+                                                                _progress_printer() if progress else None)))
 
     def interpret(self, observations, facts) -> None:
         stage_results.interpret(observations, facts)

@@ -170,6 +170,12 @@ class Check:
         facts the check requires (engine/pipeline.py); like `run`, a pure function of the facts."""
         return {}
 
+    def shown_with_stage(self, facts: "Facts") -> dict[str, Any]:
+        """What the stage whose facts this check requires shows of the check's judgement beyond its findings (the
+        bench's every figure with its verdict), merged into the stage's summary by the pipeline: the renderers read
+        the judgement there, and no stage reaches for a check. Like `run`, a pure function of the facts."""
+        return {}
+
     # Helpers so checks read as verdicts.
     def finding(
         self,

@@ -55,8 +55,9 @@ class Stage:
             result["live"] = {"samples": [before, _taken(sample, "after")]}
         return result
 
-    def summary(self, result: dict[str, Any]) -> dict[str, Any]:
-        """What the report shows for the stage (report.stages[name])."""
+    def summary(self, result: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any]:
+        """What the report shows for the stage (report.stages[name]); `judged`: what the checks of its facts add
+        (Check.shown_with_stage)."""
         return result
 
 
@@ -68,14 +69,16 @@ class StageRun:
 
 def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: list[Finding],
                selection: Optional[Selection] = None, replay: bool = False, progress: Progress = None,
-               sample: Sampler = None) -> StageRun:
-    """Run (or, on a replay, re-read) each stage, then re-judge the checks that need its facts."""
+               sample: Sampler = None, asked: bool = False) -> StageRun:
+    """Run (or, on a replay, re-read) each stage, then re-judge the checks that need its facts. `asked`: the
+    command asked for these stages by name (`bench`, `kernels`), so they run without the skip reasons that read
+    machine-wide facts such a command does not observe."""
     selection = selection or Selection()
     shown: dict[str, Any] = {}
     for stage in stages:
         result = facts.observations.probes.get(stage.probe_key)
         if not replay:
-            why = stage.skip_reason(facts)
+            why = None if asked else stage.skip_reason(facts)
             if why:
                 stage.discard_early()
                 shown[stage.name] = {"ran": False, "reason": why}
@@ -86,8 +89,10 @@ def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: lis
             continue
         stage.interpret(facts.observations, facts)
         findings = rerun(registry, facts, findings, stage.provides, selection)
-        findings = apply_evidence(findings, _evidence_safely(registry, facts, stage.provides, selection))
-        shown[stage.name] = stage.summary(result)
+        findings = apply_evidence(findings, _asked_safely(registry, facts, stage.provides,
+                                                          lambda check: check.evidence_on(facts)))
+        shown[stage.name] = stage.summary(result, _asked_safely(registry, facts, stage.provides,
+                                                                lambda check: check.shown_with_stage(facts)))
     return StageRun(sort_findings(findings), shown)
 
 
@@ -100,16 +105,16 @@ def _run_safely(stage: Stage, facts, progress: Progress, sample: Sampler = None)
         return {"ran": False, "reason": f"the {stage.name} stage failed: {type(exc).__name__}: {exc}"}
 
 
-def _evidence_safely(registry: Registry, facts, provided: Sequence[str],
-                    selection: Selection) -> dict[str, dict[str, Any]]:
-    """What the checks judging the stage's facts say about other findings (Check.evidence_on); a check that
-    raises says nothing (its own finding already reports the error)."""
-    found: dict[str, dict[str, Any]] = {}
+def _asked_safely(registry: Registry, facts, provided: Sequence[str],
+                  ask: Callable[[Any], Optional[dict]]) -> dict[str, Any]:
+    """`ask` of every check judging the stage's facts, merged (what they say about other findings, what the stage
+    shows of their judgement); a check that raises says nothing (its own finding already reports the error)."""
+    found: dict[str, Any] = {}
     for check in registry.checks:
         if set(check.requires) & set(provided) \
                 and all(facts.has(key) for key in check.requires):
             try:
-                found.update(check().evidence_on(facts) or {})
+                found.update(ask(check()) or {})
             except Exception:
                 continue
     return found

@@ -161,19 +161,18 @@ def _observed(console: Console, observed: dict[str, Any]) -> None:
 
 
 class BenchResult(Result):
-    """`rocm-doctor bench` on one device."""
+    """`rocm-doctor bench` on one device: the pipeline's bench summary (the results, every line judged), its
+    findings and its Diagnosis."""
 
     kind = "bench"
     json_indent = 1
 
-    def __init__(self, results: dict[str, Any], analysis: dict[str, Any], findings: list) -> None:
-        self.results, self.analysis, self.findings = results, analysis, findings
+    def __init__(self, results: dict[str, Any], analysis: dict[str, Any], findings: list, diagnosis) -> None:
+        self.results, self.analysis, self.findings, self.diagnosis = results, analysis, findings, diagnosis
 
     def body(self) -> dict[str, Any]:
-        from rocm_doctor.engine import diagnosis
-
         return {"elapsed_s": self.results.get("elapsed_s"), "results": self.results, "analysis": self.analysis,
-                "diagnosis": diagnosis.build(self.findings).to_dict(), "findings": [f.to_dict() for f in self.findings]}
+                "diagnosis": self.diagnosis.to_dict(), "findings": [f.to_dict() for f in self.findings]}
 
     def human(self, output: Output, verbose: bool = False) -> None:
         render(output.out, self.results, self.analysis, self.findings, verbose=verbose)

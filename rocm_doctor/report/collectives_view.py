@@ -1,5 +1,5 @@
 """The local collectives' result (`rocm-doctor bench --collectives`): a readable table of the ranks, the measured
-sizes, the peer copies and the findings; in JSON the raw results and the findings."""
+sizes, the peer copies and the findings; in JSON the raw results, the diagnosis and the findings."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ class CollectivesResult(Result):
     kind = "bench-collectives"
     json_indent = 1
 
-    def __init__(self, python: str, results: dict[str, Any], findings: list) -> None:
-        self.python, self.results, self.findings = python, results, findings
+    def __init__(self, python: str, results: dict[str, Any], findings: list, diagnosis) -> None:
+        self.python, self.results, self.findings, self.diagnosis = python, results, findings, diagnosis
 
     def body(self) -> dict[str, Any]:
-        return {"python": self.python, "results": self.results, "findings": [f.to_dict() for f in self.findings]}
+        return {"python": self.python, "results": self.results, "diagnosis": self.diagnosis.to_dict(),
+                "findings": [f.to_dict() for f in self.findings]}
 
     def human(self, output: Output, verbose: bool = False) -> None:
         output.write("\n".join(render_lines(self.results, self.findings, verbose)))

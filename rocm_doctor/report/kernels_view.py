@@ -14,17 +14,15 @@ from rocm_doctor.report.human import PLAIN_MARKERS
 
 
 class KernelsResult(Result):
-    """The stage's results and its linked findings; `output`: the file the JSON was also written to."""
+    """The stage's results, its linked findings and the Diagnosis; `output`: the file the JSON was also written to."""
 
     kind = "kernels"
 
-    def __init__(self, stage: dict[str, Any], findings: list, output=None) -> None:
-        self.stage, self.findings, self.output = stage, findings, output
+    def __init__(self, stage: dict[str, Any], findings: list, diagnosis, output=None) -> None:
+        self.stage, self.findings, self.diagnosis, self.output = stage, findings, diagnosis, output
 
     def body(self) -> dict[str, Any]:
-        from rocm_doctor.engine import diagnosis
-
-        return {"stage": self.stage, "diagnosis": diagnosis.build(self.findings).to_dict(),
+        return {"stage": self.stage, "diagnosis": self.diagnosis.to_dict(),
                 "findings": [f.to_dict() for f in self.findings]}
 
     def human(self, output: Output, verbose: bool = False) -> None:

@@ -11,7 +11,7 @@ Where each part lives: the line record in `lines`, the lines for the device's pl
 launch) in `throughput`, those for workload-shaped figures (SDPA, CPU against GPU, the decoder, the reference) in
 `workloads`, the SimpleCNN and its batch sweep in `cnn`, and convolutions in `conv`. This module runs them in
 order, then `evidence` marks the figures the GPU's sampled state makes unreliable and adds what re-runs without a
-speed switch measured. `analyze` hands the figures to the bench checks' judgement for the renderers.
+speed switch measured. The bench checks judge the figures; the pipeline brings their judgement to the renderers.
 """
 
 from __future__ import annotations
@@ -95,20 +95,3 @@ def measure(results: dict[str, Any], expectation: Optional[dict[str, Any]] = Non
     """The figures of a results object (see module docstring): the `bench.figures` fact."""
     return Analysis(results, expectation, use_catalog).run()
 
-
-def analyze(results: dict[str, Any]) -> dict[str, Any]:
-    """The figures with each line's verdict, explanation and remedy, as the bench checks decide them: what the
-    renderers and the report's summary show."""
-    return judged(measure(results))
-
-
-def judged(figures: dict[str, Any]) -> dict[str, Any]:
-    """The bench checks' judgement of `figures` (checks/bench_judge.py `judge`, exposed on each check that requires
-    the figures). Stages sit below checks, so it is reached through the check registry, as the stage's findings are.
-    Should the bench checks fail to load (reported as a load problem), the figures are shown unjudged."""
-    from rocm_doctor.engine.registry import load_registry
-
-    for check in load_registry(include_plugins=False).checks:
-        if FIGURES in check.requires and callable(getattr(check, "judged", None)):
-            return check.judged(figures)
-    return figures

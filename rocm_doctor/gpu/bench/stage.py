@@ -1,19 +1,16 @@
 """The benchmark as a pipeline stage: its result is the `bench.results` fact (probe "bench"); its interpret step
 sets `bench.figures` once per run (each figure, what the card should reach, what was seen around it: analysis.py),
 which the checks judge (checks/bench.py, checks/perf_switches.py), the same on a live run and on a replayed
-snapshot. The report's summary shows the figures with the checks' verdicts (analysis.judged)."""
+snapshot. The report's summary shows the figures with the verdicts the pipeline brings from those checks
+(Check.shown_with_stage); `rocm-doctor bench` is a request for this stage alone (diagnose.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from rocm_doctor.engine import relations
-from rocm_doctor.engine.engine import Selection, sort_findings
-from rocm_doctor.engine.pipeline import Stage, rerun
-from rocm_doctor.engine.registry import load_registry
-from rocm_doctor.facts.facts import Facts, target_python
+from rocm_doctor.engine.pipeline import Stage
+from rocm_doctor.facts.facts import target_python
 from rocm_doctor.facts.keys import STAGE_FACTS
-from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import stage_results
 
 PROBE_KEY, FACT, NOT_RUN = stage_results.BENCH
@@ -25,8 +22,10 @@ class BenchStage(Stage):
     probe_key = PROBE_KEY
     provides = (FACT, FIGURES)
 
-    def __init__(self, preset: str = "quick", device: str = "auto", device_index: int = 0, sections=()) -> None:
+    def __init__(self, preset: str = "quick", device: str = "auto", device_index: int = 0, sections=(),
+                 on_record: Optional[Callable[[dict], None]] = None) -> None:
         self.preset, self.device, self.device_index, self.sections = preset, device, device_index, tuple(sections)
+        self.on_record = on_record  # every record of the child, for a caller's own progress bar (`bench`)
         self._measured: tuple = (None, None)  # (results, their figures): the report's summary reuses them
 
     def run(self, facts, progress=None) -> dict[str, Any]:
@@ -41,6 +40,8 @@ class BenchStage(Stage):
         def on_record(record: dict[str, Any]) -> None:
             if progress and record.get("bench") == "section_start":
                 progress(f"benchmark: {TITLES.get(record.get('section'), record.get('section'))}")
+            if self.on_record is not None:
+                self.on_record(record)
 
         device = self.device
         if device == "auto" and facts.get("torch.available") is False:  # measured on the CPU: sized for it
@@ -53,12 +54,15 @@ class BenchStage(Stage):
         interpret(observations, facts)
         self._measured = (facts.get(FACT), facts.get(FIGURES))
 
-    def summary(self, result: dict[str, Any]) -> dict[str, Any]:
-        from rocm_doctor.gpu.bench.analysis import judged, measure
+    def summary(self, result: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any]:
+        """The results and their figures, every line judged by the bench checks (unjudged should they fail to
+        load)."""
+        from rocm_doctor.gpu.bench.analysis import measure
 
         done, figures = self._measured
-        return {"results": result, "analysis": judged(figures if done is result and figures is not None
-                                                      else measure(result))}
+        if done is not result or figures is None:
+            figures = measure(result)
+        return {"results": result, "analysis": judged.get("analysis") or figures}
 
 
 def interpret(observations, facts) -> None:
@@ -72,14 +76,3 @@ def interpret(observations, facts) -> None:
     else:
         facts.set_missing(FIGURES, facts.why_missing(FACT))
 
-
-def findings(results: dict[str, Any], facts: Optional[Facts] = None) -> list:
-    """The bench checks' verdicts on `results` (on `facts` when given, else on facts holding only the results),
-    linked: a switch the re-run measured as slowing explains the low figures it moved."""
-    facts = facts if facts is not None else Facts(Observations())
-    facts.observations.add_probe(PROBE_KEY, results)
-    interpret(facts.observations, facts)
-    registry = load_registry(include_plugins=False)
-    found = rerun(registry, facts, [], BenchStage.provides, Selection())
-    relations.link(found, registry.checks, facts)
-    return sort_findings(found)

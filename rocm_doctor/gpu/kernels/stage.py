@@ -157,13 +157,3 @@ class KernelStage(Stage):
     def interpret(self, observations, facts) -> None:
         stage_results.interpret(observations, facts)
 
-
-def judge(findings: list, facts, stage: dict) -> list:
-    """`findings` re-judged with a kernel stage result that already ran (`rocm-doctor kernels`, tests): the
-    pipeline's own pass over the stored result."""
-    from rocm_doctor.engine.pipeline import run_stages
-    from rocm_doctor.engine.registry import load_registry
-
-    facts.observations.add_probe(KernelStage.probe_key, stage)
-    return run_stages([KernelStage()], load_registry(include_plugins=False), facts, list(findings),
-                      replay=True).findings
