@@ -138,6 +138,7 @@ def test_the_first_conv_pass_runs_in_the_benchmarks_process_unless_a_section_con
     assert passes["default"]["records"] == len([r for r in records if r["bench"] == "conv"
                                                 and r["pass_name"] == "default"]) > 0
     assert passes["benchmark"].get("process") is None and passes["benchmark"]["import_s"]  # a fresh process
+    assert passes["benchmark"]["started_ahead_s"] > 0  # it imported torch while the default pass measured
     line = next(l for l in analyze(alone)["lines"] if l["key"] == "conv.pass.default")
     assert "the benchmark's process before any other convolution" in json.dumps(line)
 

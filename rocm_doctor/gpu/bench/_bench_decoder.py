@@ -7,6 +7,7 @@ import time
 
 import _doctor_childlib as childlib
 from _doctor_bench_common import emit, error_text, free_memory
+from _doctor_bench_profile import busy_us, digest_of, tops
 
 
 QWEN3_0_6B = {"hidden": 1024, "layers": 28, "heads": 16, "kv_heads": 8, "head_dim": 128, "intermediate": 3072,
@@ -113,49 +114,14 @@ def profile_decode(ctx, model, token, pos, steps):
             token = model.forward(token, pos + i)[:, -1].argmax(-1, keepdim=True)
         ctx.sync(model.device)
         wall_ms = (time.perf_counter() - t) * 1000.0
+    digest = digest_of(ctx.torch, prof)
     out = {"steps": steps, "profiled_wall_ms_per_token": wall_ms / steps}
-    intervals, kernels, names = [], 0, {}
-    for event in prof.function_events:
-        dtype = str(getattr(event, "device_type", "")).rsplit(".", 1)[-1]
-        if dtype in ("CUDA", "PrivateUse1", "HIP"):
-            tr = event.time_range
-            intervals.append((tr.start, tr.end))
-            kernels += 1
-        if event.name.startswith("aten::_scaled_dot_product") or event.name.startswith("aten::_efficient_attention"):
-            names[event.name] = names.get(event.name, 0) + 1
     if model.device.type == "cuda":
-        if not intervals:  # older profilers attach kernels to the CPU op instead
-            for event in prof.function_events:
-                for kernel in getattr(event, "kernels", []) or []:
-                    intervals.append((0, getattr(kernel, "duration", 0)))
-                    kernels += 1
-        busy, end = 0.0, None
-        for start, stop in sorted(intervals):
-            if end is None or start >= end:
-                busy += stop - start
-                end = stop
-            elif stop > end:
-                busy += stop - end
-                end = stop
-        out["device_busy_us_per_token"] = busy / steps
-        out["kernels_per_token"] = kernels / steps
-    out["sdpa_ops"] = names
-    rows = []
-    for avg in prof.key_averages():
-        dtype = str(getattr(avg, "device_type", "")).rsplit(".", 1)[-1]
-        rows.append({
-            "name": avg.key, "kind": "kernel" if dtype in ("CUDA", "PrivateUse1", "HIP") else "op",
-            "count_per_token": avg.count / steps,
-            "self_cpu_us_per_token": float(getattr(avg, "self_cpu_time_total", 0.0)) / steps,
-            "self_device_us_per_token": float(getattr(avg, "self_device_time_total",
-                                                      getattr(avg, "self_cuda_time_total", 0.0)) or 0.0) / steps,
-        })
-    ops = [r for r in rows if r["kind"] == "op"]
-    out["top_host_ops"] = sorted(ops, key=lambda r: -r["self_cpu_us_per_token"])[:8]
-    out["top_device_ops"] = [r for r in sorted(ops, key=lambda r: -r["self_device_us_per_token"])
-                             if r["self_device_us_per_token"] > 0][:8]
-    out["top_kernels"] = sorted([r for r in rows if r["kind"] == "kernel"],
-                                key=lambda r: -r["self_device_us_per_token"])[:8]
+        out["device_busy_us_per_token"] = busy_us([(start, end) for _name, start, end in digest.device]) / steps
+        out["kernels_per_token"] = len(digest.device) / steps
+    out["sdpa_ops"] = {name: row[0] for (name, kind), row in digest.rows.items() if kind == "op" and
+                       name.startswith(("aten::_scaled_dot_product", "aten::_efficient_attention"))}
+    out.update(tops(digest, steps, unit="token", kernels_named_like_ops=True))
     return out
 
 

@@ -12,6 +12,8 @@ installed. Reads a JSON payload from stdin:
   profile         run cases marked `profile` under torch's profiler and report device kernel names
   case_timeout_s  a watchdog (faulthandler, independent of the GIL) ends the process when one case exceeds it
   seed            base seed for the inputs
+  gate, gate_s    a file to wait for (at most gate_s seconds) after importing torch and before touching the GPU:
+                  a child started ahead of its turn, while another computes
 
 Events (key "event"): start, hello (torch and devices), plan (the cases), begin (before each case), result
 (after each), fatal (nothing can run), done. When the process dies, the last "begin" without a "result" names
@@ -341,6 +343,9 @@ def main():
         emit.finish("fatal", stage="import", error=error_text(exc))
         return
     import_s = round(time.monotonic() - started, 3)
+    if payload.get("gate") and not childlib.wait_for(payload["gate"], payload.get("gate_s", 600)):
+        emit.finish("fatal", stage="gate", error="started ahead of its turn, and its turn never came")
+        return
     device = payload.get("device") or "cuda"
     device_type = device.split(":")[0]
     if device_type not in ("cuda", "cpu"):
