@@ -135,7 +135,31 @@ def time_decode(ctx, model, token, start, steps, device):
     return (time.perf_counter() - t) * 1000.0, token
 
 
-def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, profile_steps):
+def relative_spread(values):
+    """Standard error of the mean over the mean: how far the mean of these per-chunk figures may move."""
+    if len(values) < 2 or not statistics.mean(values):
+        return None
+    return statistics.stdev(values) / len(values) ** 0.5 / statistics.mean(values)
+
+
+def decode_until_steady(ctx, model, token, start, most, chunk, spread, device):
+    """Decode `most` tokens from position `start` in chunks of `chunk`, each timed between device syncs; stop early
+    once two or more chunks agree (the relative spread of their per-token times is at most `spread`). Returns (ms,
+    tokens decoded, per-token ms of each chunk, the last token). Without `chunk`, one timed run of `most`."""
+    chunk = max(1, min(int(chunk or most), most))
+    total, done, per_chunk = 0.0, 0, []
+    while done < most:
+        n = min(chunk, most - done)
+        ms, token = time_decode(ctx, model, token, start + done, n, device)
+        total, done = total + ms, done + n
+        per_chunk.append(ms / n)
+        measured = relative_spread(per_chunk)
+        if spread and measured is not None and measured <= spread:
+            break
+    return total, done, per_chunk, token
+
+
+def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, profile_steps, chunk=None, spread=None):
     torch = ctx.torch
     dtype = ctx.dtype(dtype_name)
     t = time.perf_counter()
@@ -166,12 +190,13 @@ def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, pro
         token = logits[:, -1].argmax(-1, keepdim=True)
         for i in range(2):  # warm-up the decode shapes
             model.forward(token, prefill + i)
-        ms, token = time_decode(ctx, model, token, prefill, decode, device)
+        ms, decoded, per_chunk, token = decode_until_steady(ctx, model, token, prefill, decode, chunk, spread, device)
         # The same positions again: what is left once per-shape setup (plans, autotuning per KV length) is cached.
-        repeat, token = time_decode(ctx, model, token, prefill, decode, device)
-        emit("decoder_decode", target=target, dtype=dtype_name, tokens=decode, context_start=prefill, ms=ms,
-             ms_per_token=ms / decode, tokens_per_s=decode / (ms * 1e-3),
-             repeat_ms_per_token=repeat / decode, mean_context=prefill + (decode + 1) / 2.0)
+        repeat, token = time_decode(ctx, model, token, prefill, decoded, device)
+        emit("decoder_decode", target=target, dtype=dtype_name, tokens=decoded, context_start=prefill, ms=ms,
+             ms_per_token=ms / decoded, tokens_per_s=decoded / (ms * 1e-3),
+             repeat_ms_per_token=repeat / decoded, mean_context=prefill + (decoded + 1) / 2.0, most_tokens=decode,
+             chunk_ms_per_token=per_chunk, relative_spread=relative_spread(per_chunk))
         if profile_steps:
             try:
                 emit("decoder_profile", target=target, **profile_decode(ctx, model, token, prefill, profile_steps))
@@ -187,9 +212,10 @@ def section_decoder(ctx, params):
     if ctx.is_cuda:
         run_decoder(ctx, "gpu", ctx.device, params.get("dtype", "bf16"), cfg, int(params.get("prefill_tokens", 512)),
                     int(params.get("decode_tokens", 64)), int(params.get("prefill_reps", 3)),
-                    int(params.get("profile_steps", 8)))
+                    int(params.get("profile_steps", 8)), params.get("decode_chunk"), params.get("decode_spread"))
     cpu = params.get("cpu") or {}
     if cpu.get("enabled", True):
         run_decoder(ctx, "cpu", ctx.torch.device("cpu"), cpu.get("dtype", "fp32"), cfg,
                     int(cpu.get("prefill_tokens", 64)), int(cpu.get("decode_tokens", 8)), 1,
-                    int(cpu.get("profile_steps", 0 if ctx.is_cuda else 4)))
+                    int(cpu.get("profile_steps", 0 if ctx.is_cuda else 4)), cpu.get("decode_chunk"),
+                    cpu.get("decode_spread"))
