@@ -4,7 +4,8 @@
 # cache folder (PYTHONDONTWRITEBYTECODE unset, PYTHONPYCACHEPREFIX set: what a normal pip install gives, where
 # every import reads compiled bytecode; the first pyc step fills the cache). NAME: check, nogpu, kernels, quick,
 # full (the rocm-doctor commands, --json, wall time, headline and findings at warn or above), tl-quick, tl-full,
-# tl-kernels (benchmarks/child_timeline.py: when each record of the child arrives). Every output is kept in
+# tl-kernels (benchmarks/child_timeline.py: when each record of the child arrives), jitcache (the size of the CUDA
+# driver's compute cache, where it keeps machine code it compiled from PTX). Every output is kept in
 # OUTDIR/results.tgz. Usage (from the repository root, on a machine whose python3 has a GPU build of torch):
 #   bash benchmarks/run_speed_targets.sh OUTDIR STEP...
 USAGE="run_speed_targets.sh OUTDIR STEP..."
@@ -52,6 +53,8 @@ step() {
           env $(mode_env "$mode") python3 "$repo/benchmarks/child_timeline.py" $what --json "$work/$1.json" \
             > "$work/$1.txt" 2>&1
           echo "=== $1: rc=$? wall_ms=$(( ($(date +%s%N) - t0) / 1000000 ))"; tail -1 "$work/$1.txt"; return;;
+    jitcache) echo "=== $1: $(du -sh "${CUDA_CACHE_PATH:-$HOME/.nv/ComputeCache}" 2>&1) $(env | grep ^CUDA_CACHE)"
+              return;;
     *) echo "unknown step $1"; return;;
   esac
   local t0=$(date +%s%N)

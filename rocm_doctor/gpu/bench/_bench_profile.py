@@ -109,15 +109,18 @@ def from_raw(torch, prof):
         asynchronous = event.is_async() or event.start_thread_id() != event.end_thread_id()
         host.append(_Range(name, start, end, event.start_thread_id(), asynchronous, event.correlation_id(),
                            event.linked_correlation_id()))
-    frontend = {r.id: r for r in host if r.corr == 0 and not r.asynchronous}
+    frontend = {}  # correlation id -> the operators that carry it (torch credits a kernel to each of them)
+    for r in host:
+        if r.corr == 0 and not r.asynchronous:
+            frontend.setdefault(r.id, []).append(r)
     for r in host:
         if r.corr > 0 and r.corr in frontend:
-            r.thread = frontend[r.corr].thread
+            r.thread = frontend[r.corr][-1].thread
     digest = Digest()
     for name, start, end, corr in device:
         digest.device.append((name, start, end))
-        if corr > 0 and corr in frontend:
-            frontend[corr].kernel_us += end - start
+        for op in frontend.get(corr, ()) if corr > 0 else ():
+            op.kernel_us += end - start
     for r in _nest(host):
         digest.host_names.add(r.name)
         took = r.end - r.start
