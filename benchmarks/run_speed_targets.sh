@@ -16,33 +16,6 @@ pyc=$(mktemp -d)
 mode_env() {  # the environment of one mode, as arguments for env(1)
   if [ "$1" = pyc ]; then echo "-u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$pyc"; else echo "--"; fi
 }
-report() {  # the headline and the findings at warn or above of a JSON output
-  python3 - "$1" <<'PY'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except Exception as exc:
-    print("  no JSON:", exc); sys.exit()
-print(" ", (d.get("diagnosis") or {}).get("headline"))
-for f in d.get("findings") or []:
-    if f["status"] in ("warn", "fail", "error"):
-        print(f"  {f['id']} [{f['status']}]: {f['message'][:220]}")
-results = (d.get("stages") or {}).get("bench", {}).get("results") or d.get("results") or {}
-sections = results.get("sections") or {}
-if sections:
-    print("  sections:", ", ".join(f"{k} {v.get('seconds')}" for k, v in sections.items()))
-    print("  children:", ", ".join(str(c.get("duration_s")) for c in results.get("children") or []),
-          " live samples:", (results.get("live") or {}).get("seconds"), " elapsed:", results.get("elapsed_s"))
-stage = d.get("stage") or (d.get("stages") or {}).get("kernels") or {}
-suite = stage.get("suite") or {}
-if suite:
-    kids = suite.get("children") or []
-    print("  kernels: stage", stage.get("seconds"), "s; suite", suite.get("seconds"), "s; import",
-          [c.get("import_s") for c in kids], "after import", [c.get("after_import_s") for c in kids],
-          "; counts", {k: v for k, v in (suite.get("counts") or {}).items() if v},
-          "; library logs", (stage.get("library_logs") or {}).get("duration_s"))
-PY
-}
 step() {
   local mode=${1%%:*} name=${1#*:} args
   case $name in
@@ -60,7 +33,7 @@ step() {
   local t0=$(date +%s%N)
   env $(mode_env "$mode") timeout 300 python3 -m rocm_doctor $args --json > "$work/$1.json" 2> "$work/$1.err"
   echo "=== $1 ($args): rc=$? wall_ms=$(( ($(date +%s%N) - t0) / 1000000 ))"
-  report "$work/$1.json"
+  python3 "$repo/benchmarks/summarize_output.py" "$work/$1.json"
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 python3 -c "import sys, torch; print('python', sys.version.split()[0], 'torch', torch.__version__)"
