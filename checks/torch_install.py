@@ -78,9 +78,8 @@ class TorchProbeHealthy(Check):
                              remediation=["Pass the interpreter of the environment you use with --python PATH."])
         if state == "hung":
             return self.fail(
-                f"torch hung in the target interpreter: {probe['detail']}. A hang in GPU initialisation usually means "
-                "the runtime cannot talk to the device (driver/kernel mismatch, a wrong HSA_OVERRIDE_GFX_VERSION, "
-                "or a device stuck in a low-power state).",
+                f"torch hung in the target interpreter: {probe['detail']}. What it waited on could not be told from "
+                "the probe: the runtime's last call and the kernel log say whether it was the device.",
                 evidence=evidence,
                 remediation=[
                     "Re-run with AMD_LOG_LEVEL=4 (AMD) or CUDA_LOG_LEVEL/NCCL_DEBUG=INFO (NVIDIA) set to see the last runtime call.",
