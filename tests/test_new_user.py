@@ -52,14 +52,22 @@ def test_no_gpu_and_no_torch_says_so_and_plans_the_install(doctor, bare_python):
     assert "Check that the card is seated, the driver is loaded" in result.stdout  # the guide's hints
     assert "[FAIL] PyTorch in the target environment: torch is not installed in" in result.stdout  # reads right
     assert "all 0 " not in result.stdout
-    command = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/rocm"
-    assert any(line.strip().startswith(command) for line in result.stdout.splitlines())
+    # what runs on this machine first: the CPU build; the ROCm build is the labelled alternative, with its needs
+    command = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    rocm = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/rocm"
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    first, alternative = lines.index(command), next(i for i, line in enumerate(lines) if line.startswith(rocm))
+    assert first < lines.index("Or (alternative): the ROCm build, for an AMD GPU this run did not find") < alternative
+    assert "Prefer it when this machine does have an AMD GPU" in result.stdout
+    assert "rocm[libraries]" in result.stdout  # what the ROCm wheels need beside them
     data = json.loads(doctor("check", "--python", str(bare_python), "--no-history", "--json").stdout)
     assert data["diagnosis"]["verdict"] == "no-gpu"
     preview = doctor("fix", "--dry-run", "--python", str(bare_python))
     assert preview.returncode == 0, preview.stderr
-    assert "install torch from https://download.pytorch.org/whl/rocm" in preview.stdout
-    assert any(line.strip().startswith(command) for line in preview.stdout.splitlines())
+    assert "install torch from https://download.pytorch.org/whl/cpu" in preview.stdout
+    planned = preview.stdout.split("Not planned")[0]
+    assert command in [line.strip() for line in planned.splitlines()] and "whl/rocm" not in planned
+    assert "the ROCm build, for an AMD GPU this run did not find (alternative;" in preview.stdout
 
 
 @no_gpu_here
