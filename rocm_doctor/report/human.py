@@ -15,6 +15,7 @@ from rocm_doctor.engine.steps import FLAG
 from rocm_doctor.report import diagnosis_view
 from rocm_doctor.report.model import Report
 from rocm_doctor.report.stage_summary import stage_lines
+from rocm_doctor.report.wrapping import wrap
 
 MARKERS = {
     Status.OK: ("✓", "green"),
@@ -89,7 +90,7 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
     for name, lines in stage_lines(report.stages):
         console.print(Text(name.upper(), style="bold underline"))
         for line in lines:
-            _hang(console, "  ", Text(line))
+            _hang(console, "  ", words(line))
         console.print()
     skipped = report.summary()["skip"]
     if skipped and not verbose:
@@ -139,15 +140,15 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
     body.append_text(words(str(finding.get("message", ""))))
     _hang(console, lead + Text(" "), body)
     for item in (finding.get("evidence") or [])[: None if verbose else 2]:
-        _hang(console, "      evidence: ", Text(str(item)), "dim")
+        _hang(console, "      evidence: ", words(str(item)), "dim")
     for item in root.confirmed:
-        _hang(console, "      confirmed by ", Text(item), "green")
+        _hang(console, "      confirmed by ", words(item), "green")
     for item in root.refuted:
-        _hang(console, "      not seen: ", Text(item), "dim")
+        _hang(console, "      not seen: ", words(item), "dim")
     if root.new_since:
-        _hang(console, "      ", Text(root.new_since[0]), "yellow")
+        _hang(console, "      ", words(root.new_since[0]), "yellow")
         for item in root.new_since[1:]:
-            _hang(console, "        ", Text(item), "yellow")
+            _hang(console, "        ", words(item), "yellow")
     if root.steps:
         console.print(Text("    Do this:", style="bold cyan"))
         for n, step in enumerate(root.steps, 1):
@@ -156,9 +157,9 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
         _hang(console, "    advice: " if plain else "    → ", words(str(advice)), "cyan")
     for alt in root.alternatives:
         label = "workaround" if alt.workaround else "alternative"
-        _hang(console, f"    Or ({label}): ", Text(alt.title), "cyan")
+        _hang(console, f"    Or ({label}): ", words(alt.title), "cyan")
         if alt.why_not_first:
-            _hang(console, "      second because: ", Text(alt.why_not_first), "dim")
+            _hang(console, "      second because: ", words(alt.why_not_first), "dim")
         for step in alt.steps:
             _render_step(console, "-", step)
     if root.symptoms:
@@ -170,7 +171,7 @@ def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
 
 
 def _render_step(console: Console, bullet: str, step) -> None:
-    body = Text(step.summary + (f" ({step.how})" if step.how else ""), style="cyan")
+    body = words(step.summary + (f" ({step.how})" if step.how else ""), "cyan")
     body.append(f"  [{step.id}]", style="dim")
     _hang(console, f"      {bullet} ", body)
     for command in step.commands:
@@ -183,9 +184,10 @@ def _command(console: Console, command: str) -> None:
     console.print(Text(f"          {command}"), soft_wrap=True, overflow="ignore", crop=False)
 
 
-def _hang(console: Console, lead, body: Text, style: str = "") -> None:
-    """`lead` then `body`, wrapped at word boundaries with the continuation lines indented under the body's start
-    (a terminal wrapping a long line itself would start them at column 0)."""
+def _hang(console: Console, lead, body: Text, style: str = "", whole: bool = False) -> None:
+    """`lead` then `body`, wrapped at spaces with the continuation lines indented under the body's start (a
+    terminal wrapping a long line itself would start them at column 0); a path or URL is never split, and a
+    `whole` body (a command) is not wrapped at all."""
     lead = Text(lead, style=style) if isinstance(lead, str) else lead
     if style:
         body.stylize(style)
@@ -193,9 +195,8 @@ def _hang(console: Console, lead, body: Text, style: str = "") -> None:
         console.print(lead + body)
         return
     indent = Text(" " * lead.cell_len, style=style)
-    for n, line in enumerate(body.wrap(console, max(20, console.width - lead.cell_len))):
-        line.rstrip()
-        console.print((lead if n == 0 else indent) + line, no_wrap=True, crop=False)
+    for n, line in enumerate([body] if whole else wrap(body, max(20, console.width - lead.cell_len))):
+        console.print((lead if n == 0 else indent) + line, soft_wrap=True, overflow="ignore", crop=False)
 
 
 def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bool, diagnosed: bool,
@@ -215,5 +216,5 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
             _hang(console, "      fix: " if plain else "      → ", words(step), "cyan")
     if verbose:
         for item in finding.evidence:
-            _hang(console, "      evidence: " if plain else "      · ", Text(item), "dim")
-        _hang(console, "      about this check: ", Text(f"rocm-doctor explain {finding.check}"), "dim")
+            _hang(console, "      evidence: " if plain else "      · ", words(item), "dim")
+        _hang(console, "      about this check: ", Text(f"rocm-doctor explain {finding.check}"), "dim", whole=True)
