@@ -15,6 +15,7 @@ from rocm_doctor.engine.steps import FLAG
 from rocm_doctor.report import diagnosis_view
 from rocm_doctor.report.model import Report
 from rocm_doctor.report.stage_summary import stage_lines
+from rocm_doctor.report.versions import summary
 from rocm_doctor.report.wrapping import wrap
 
 MARKERS = {
@@ -33,6 +34,11 @@ PLAIN_MARKERS = {
     Status.ERROR: "[ERR] ",
     Status.SKIP: "[skip]",
 }
+
+
+PROBLEMS = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO)  # shown in full in the default view
+AREA_VERSIONS = {"torch": ("torch", "numpy"), "platform": ("OS", "Python"), "amd": ("ROCm (HIP)", "GPUs"),
+                 "gpu-state": ("GPU driver", "GPUs"), "windows-hip": ("ROCm (HIP)",), "windows": ("GPU driver",)}
 
 
 def _marker(status: Status, plain: bool) -> Text:
@@ -82,10 +88,23 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
         if finding.status is Status.SKIP and not verbose:
             continue
         areas.setdefault(finding.area, []).append(finding)
+    if verbose and report.versions:
+        _render_versions(console, report.versions)
     for area, findings in areas.items():
-        console.print(Text(heading(area), style="bold underline"))
-        for finding in findings:
+        shown = findings if verbose else [f for f in findings if f.status in PROBLEMS]
+        if verbose:
+            console.print(Text(heading(area), style="bold underline"))
+        else:
+            _render_area_line(console, area, findings, report.versions, plain)
+        for finding in shown:
+            if finding.id in folded and not verbose:  # in full under "What is wrong" already
+                _hang(console, Text("  ") + _marker(finding.status, plain) + Text(" "),
+                      words(f"{finding.title} (under What is wrong)"))
+                continue
             _render_finding(console, finding, plain, verbose, finding.id in folded, diagnosis_view.shell_of(data))
+        if verbose:
+            console.print()
+    if areas and not verbose:
         console.print()
     for name, lines in stage_lines(report.stages):
         console.print(Text(name.upper(), style="bold underline"))
@@ -93,15 +112,16 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
             _hang(console, "  ", words(line))
         console.print()
     skipped = report.summary()["skip"]
-    if skipped and not verbose:
-        console.print(Text(f"{skipped} check(s) skipped; -v shows why.", style="dim"))
+    if not verbose:
+        why = f", and why {skipped} were skipped" if skipped else ""
+        _hang(console, "", Text(f"-v shows every check, the versions found{why}."), "dim")
     console.print(Text(summary_line(report), style="bold"))
     if report.diagnosis.plan:
         for line in next_commands(report, again):
             if line.startswith("rocm-doctor "):
                 _command(console, line)
             else:
-                console.print(Text(line))
+                _hang(console, "", Text(line))
 
 
 def next_commands(report: Report, again: Sequence[str] = ()) -> list[str]:
@@ -129,6 +149,31 @@ def words(text: str, style: str = "") -> Text:
     for n, part in enumerate(text.split("`") if text.count("`") % 2 == 0 else [text]):
         out.append(part, style="bold" if n % 2 else "")
     return out
+
+
+def _render_versions(console: Console, versions: list[dict]) -> None:
+    """The versions block (report/versions.py), one name and its value a line."""
+    console.print(Text("VERSIONS", style="bold underline"))
+    width = max(len(str(v.get("name", ""))) for v in versions)
+    for item in versions:
+        _hang(console, f"  {str(item.get('name', '')):<{width}}  ", words(str(item.get("value", ""))),
+              "" if item.get("found") else "dim")
+    console.print()
+
+
+def _render_area_line(console: Console, area: str, findings: list[Finding], versions: list[dict], plain: bool) -> None:
+    """The default view's one line for an area: its worst mark, what it found (from the versions block) and how
+    many checks passed; its problems follow in full."""
+    worst = max((f.status for f in findings), key=lambda s: s.rank)
+    passed = sum(1 for f in findings if f.status is Status.OK)
+    found = summary(versions, AREA_VERSIONS.get(area, ()))
+    body = Text(heading(area), style="bold")
+    if found:
+        body.append(": ")
+        body.append_text(words(found))
+    if passed:
+        body.append(f" ({passed} {'check' if passed == 1 else 'checks'} passed)", style="dim")
+    _hang(console, _marker(worst, plain) + Text(" "), body)
 
 
 def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:
@@ -184,10 +229,9 @@ def _command(console: Console, command: str) -> None:
     console.print(Text(f"          {command}"), soft_wrap=True, overflow="ignore", crop=False)
 
 
-def _hang(console: Console, lead, body: Text, style: str = "", whole: bool = False) -> None:
+def _hang(console: Console, lead, body: Text, style: str = "") -> None:
     """`lead` then `body`, wrapped at spaces with the continuation lines indented under the body's start (a
-    terminal wrapping a long line itself would start them at column 0); a path or URL is never split, and a
-    `whole` body (a command) is not wrapped at all."""
+    terminal wrapping a long line itself would start them at column 0); a path or URL is never split."""
     lead = Text(lead, style=style) if isinstance(lead, str) else lead
     if style:
         body.stylize(style)
@@ -195,7 +239,7 @@ def _hang(console: Console, lead, body: Text, style: str = "", whole: bool = Fal
         console.print(lead + body)
         return
     indent = Text(" " * lead.cell_len, style=style)
-    for n, line in enumerate([body] if whole else wrap(body, max(20, console.width - lead.cell_len))):
+    for n, line in enumerate(wrap(body, max(20, console.width - lead.cell_len))):
         console.print((lead if n == 0 else indent) + line, soft_wrap=True, overflow="ignore", crop=False)
 
 
@@ -217,4 +261,9 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
     if verbose:
         for item in finding.evidence:
             _hang(console, "      evidence: " if plain else "      · ", words(item), "dim")
-        _hang(console, "      about this check: ", Text(f"rocm-doctor explain {finding.check}"), "dim", whole=True)
+        about = f"      about this check: rocm-doctor explain {finding.check}"
+        if console.soft_wrap or len(about) <= console.width:
+            console.print(Text(about, style="dim"), soft_wrap=True)
+        else:  # the command whole on a line of its own, as every command is
+            console.print(Text("      about this check:", style="dim"))
+            _command(console, f"rocm-doctor explain {finding.check}")

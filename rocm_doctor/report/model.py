@@ -24,6 +24,7 @@ class Report:
     )
     stages: dict[str, Any] = field(default_factory=dict)  # kernels, bench, ... when they ran
     diagnosis: Optional[Diagnosis] = None  # built from the linked findings when not given
+    versions: list[dict[str, Any]] = field(default_factory=list)  # report/versions.py: torch, driver, GPUs, OS...
 
     def __post_init__(self) -> None:
         if self.diagnosis is None:
@@ -52,4 +53,5 @@ class Report:
             "diagnosis": self.diagnosis.to_dict(),
             "findings": [f.to_dict() for f in self.findings],
             "stages": self.stages,
+            "versions": self.versions,
         }
