@@ -36,7 +36,7 @@ PLAIN_MARKERS = {
 }
 
 
-PROBLEMS = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO)  # shown in full in the default view
+PROBLEMS = (Status.FAIL, Status.ERROR, Status.WARN)
 AREA_VERSIONS = {"torch": ("torch", "numpy"), "platform": ("OS", "Python"), "amd": ("ROCm (HIP)", "GPUs"),
                  "gpu-state": ("GPU driver", "GPUs"), "windows-hip": ("ROCm (HIP)",), "windows": ("GPU driver",)}
 
@@ -91,7 +91,7 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
     if verbose and report.versions:
         _render_versions(console, report.versions)
     for area, findings in areas.items():
-        shown = findings if verbose else [f for f in findings if f.status in PROBLEMS]
+        shown = findings if verbose else [f for f in findings if _in_full(f)]
         if verbose:
             console.print(Text(heading(area), style="bold underline"))
         else:
@@ -163,9 +163,9 @@ def _render_versions(console: Console, versions: list[dict]) -> None:
 
 def _render_area_line(console: Console, area: str, findings: list[Finding], versions: list[dict], plain: bool) -> None:
     """The default view's one line for an area: its worst mark, what it found (from the versions block) and how
-    many checks passed; its problems follow in full."""
-    worst = max((f.status for f in findings), key=lambda s: s.rank)
-    passed = sum(1 for f in findings if f.status is Status.OK)
+    many checks passed (notes with nothing to do count as passed); its problems follow in full."""
+    worst = max((f.status for f in findings if _in_full(f)), key=lambda s: s.rank, default=Status.OK)
+    passed = sum(1 for f in findings if not _in_full(f))
     found = summary(versions, AREA_VERSIONS.get(area, ()))
     body = Text(heading(area), style="bold")
     if found:
@@ -174,6 +174,11 @@ def _render_area_line(console: Console, area: str, findings: list[Finding], vers
     if passed:
         body.append(f" ({passed} {'check' if passed == 1 else 'checks'} passed)", style="dim")
     _hang(console, _marker(worst, plain) + Text(" "), body)
+
+
+def _in_full(finding: Finding) -> bool:
+    """Shown in full in the default view: a problem, or a note with something to do."""
+    return finding.status in PROBLEMS or (finding.status is Status.INFO and bool(finding.remediation or finding.fix))
 
 
 def _render_root(console: Console, root, plain: bool, verbose: bool) -> None:

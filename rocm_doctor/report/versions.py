@@ -76,7 +76,8 @@ def _gpus(values) -> tuple[bool, str]:
     if not names:
         names = [str(d.get("name")) for d in values.get("torch.devices") or [] if isinstance(d, dict) and d.get("name")]
     if names:
-        return True, ", ".join(names)
+        counts = {name: names.count(name) for name in names}  # in order; the same card twice reads "2 x name"
+        return True, ", ".join(f"{n} x {name}" if n > 1 else name for name, n in counts.items())
     if values.get("gpu.pci") == []:
         return False, "none: no AMD or NVIDIA GPU on the PCI bus"
     return False, "none seen by the GPU tools or torch"
