@@ -1,5 +1,5 @@
 """Runs the torch child in the target interpreter (the doctor's own process never imports torch), and asks the
-gcc on PATH for its version: torch.compile on the CPU and C++ extensions build with it."""
+gcc on the target environment's PATH for its version: torch.compile on the CPU and C++ extensions build with it."""
 
 from __future__ import annotations
 
@@ -16,4 +16,4 @@ def collect(recorder: Recorder) -> None:
     context = recorder.context
     recorder.target_command(COMMAND_KEY, [context.python, str(CHILD)], timeout=context.torch_timeout_s,
                             adapt=child_env)
-    recorder.command(GCC_KEY, ["gcc", "--version"])
+    recorder.target_command(GCC_KEY, ["gcc", "--version"])  # the gcc the target environment would run
