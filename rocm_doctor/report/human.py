@@ -257,10 +257,10 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
     _hang(console, lead + Text(" "), body)
     if diagnosed and not verbose:
         return  # its advice is under "What is wrong"
-    if verbose and not diagnosed:  # a root cause's steps are under "What is wrong"; these are an info's
+    if (verbose or finding.status is Status.INFO) and not diagnosed:  # a root cause's are under "What is wrong"
         for step in finding.fix:
             _render_step(console, "-", diagnosis_view.step_view(step, shell, step_id(step), planned=False))
-    if finding.status in (Status.FAIL, Status.WARN, Status.ERROR) or verbose:
+    if finding.status in (*PROBLEMS, Status.INFO) or verbose:
         for step in finding.remediation:
             _hang(console, "      fix: " if plain else "      → ", words(step), "cyan")
     if verbose:
