@@ -159,7 +159,7 @@ def main():
         cpus=os.cpu_count(),
     )
     started = time.monotonic()
-    with warnings.catch_warnings(record=True) as records:  # what `import torch` warns, recorded instead of printed
+    with warnings.catch_warnings(record=True) as records:  # what `import torch` warns, recorded for the parent
         try:
             import torch
         except ImportError as exc:
@@ -170,6 +170,8 @@ def main():
                         traceback=traceback.format_exc(limit=8))
             return
     warned = [str(r.message) for r in records]
+    for record in records:  # still on standard error as Python shows it, where the known-message matcher reads it
+        warnings.showwarning(record.message, record.category, record.filename, record.lineno)
     version = getattr(torch, "version", None)
     emit(
         "import",
