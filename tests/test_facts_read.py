@@ -24,6 +24,9 @@ NOT_FOR_CHECKS = {
     # (compare/fields.py) read the fact; checks compute the same reading with the functions its interpreter
     # exports (checks/amd_common.py imports them), so a case that sets gpu.inventory alone still judges right.
     "gpu.targets": "the kernels stage and the run comparison",
+    # The CPU, gcc and the compiler torch was built with: the versions block of `check -v` and `report`
+    # (report/versions.py), as collect_env lists them for a ticket; no verdict depends on them yet.
+    "torch.host": "the versions block (report/versions.py)",
 }
 FACT_METHODS = {"get", "has", "why_missing"}
 
