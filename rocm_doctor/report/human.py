@@ -1,4 +1,5 @@
-"""Human-readable report: the verdict, what is wrong and what to do first, then every finding by area."""
+"""Human-readable report: the verdict, what is wrong and what to do first, then one line per area with its problems
+(every finding, and the versions block, with -v)."""
 
 from __future__ import annotations
 
