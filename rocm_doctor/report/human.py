@@ -58,8 +58,8 @@ def summary_line(report: Report) -> str:
 
 
 def render(report: Report, console: Console, verbose: bool = False, again: Sequence[str] = ()) -> None:
-    """Verdict, then "What is wrong" (root causes with their plan and symptoms), then the per-area detail. `again`:
-    the options that chose what was diagnosed, which the footer's commands repeat."""
+    """Verdict, then "What is wrong" (root causes with their plan and symptoms), then the areas. `again`: the
+    options that chose what was diagnosed, which the footer's commands repeat."""
     plain = console.no_color or not console.is_terminal
     target = report.target
     header = f"rocm-doctor — {report.platform.get('system') or report.platform.get('os', '')} {report.platform.get('release') or ''}".rstrip()
@@ -83,30 +83,7 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
         for root in roots:
             _render_root(console, root, plain, verbose)
     console.print()
-    folded = diagnosis_view.symptom_ids(data)
-    areas: dict[str, list[Finding]] = {}
-    for finding in report.findings:
-        if finding.status is Status.SKIP and not verbose:
-            continue
-        areas.setdefault(finding.area, []).append(finding)
-    if verbose and report.versions:
-        _render_versions(console, report.versions)
-    for area, findings in areas.items():
-        shown = findings if verbose else [f for f in findings if _in_full(f)]
-        if verbose:
-            console.print(Text(heading(area), style="bold underline"))
-        else:
-            _render_area_line(console, area, findings, report.versions, plain)
-        for finding in shown:
-            if finding.id in folded and not verbose:  # in full under "What is wrong" already
-                _hang(console, Text("  ") + _marker(finding.status, plain) + Text(" "),
-                      words(f"{finding.title} (under What is wrong)"))
-                continue
-            _render_finding(console, finding, plain, verbose, finding.id in folded, diagnosis_view.shell_of(data))
-        if verbose:
-            console.print()
-    if areas and not verbose:
-        console.print()
+    _render_areas(console, report, data, plain, verbose)
     for name, lines in stage_lines(report.stages):
         console.print(Text(name.upper(), style="bold underline"))
         for line in lines:
@@ -150,6 +127,35 @@ def words(text: str, style: str = "") -> Text:
     for n, part in enumerate(text.split("`") if text.count("`") % 2 == 0 else [text]):
         out.append(part, style="bold" if n % 2 else "")
     return out
+
+
+def _render_areas(console: Console, report: Report, data: dict, plain: bool, verbose: bool) -> None:
+    """By default one line per area and its problems in full (a root cause or symptom by its title: it is in full
+    under "What is wrong"); with -v the versions block, then every finding of each area under its heading."""
+    folded = diagnosis_view.symptom_ids(data)
+    areas: dict[str, list[Finding]] = {}
+    for finding in report.findings:
+        if finding.status is not Status.SKIP or verbose:
+            areas.setdefault(finding.area, []).append(finding)
+    if verbose:
+        if report.versions:
+            _render_versions(console, report.versions)
+        for area, findings in areas.items():
+            console.print(Text(heading(area), style="bold underline"))
+            for finding in findings:
+                _render_finding(console, finding, plain, True, finding.id in folded, diagnosis_view.shell_of(data))
+            console.print()
+        return
+    for area, findings in areas.items():
+        _render_area_line(console, area, findings, report.versions, plain)
+        for finding in filter(_in_full, findings):
+            if finding.id in folded:
+                _hang(console, Text("  ") + _marker(finding.status, plain) + Text(" "),
+                      words(f"{finding.title} (under What is wrong)"))
+            else:
+                _render_finding(console, finding, plain, False, False, diagnosis_view.shell_of(data))  # a note
+    if areas:
+        console.print()
 
 
 def _render_versions(console: Console, versions: list[dict]) -> None:
@@ -256,14 +262,11 @@ def _render_finding(console: Console, finding: Finding, plain: bool, verbose: bo
     body = words(f"{finding.title}: ", "bold")
     body.append_text(words(finding.message))
     _hang(console, lead + Text(" "), body)
-    if diagnosed and not verbose:
-        return  # its advice is under "What is wrong"
-    if (verbose or finding.status is Status.INFO) and not diagnosed:  # a root cause's are under "What is wrong"
+    if not diagnosed:  # a root cause's steps are under "What is wrong" (with -v its finding is shown here too)
         for step in finding.fix:
             _render_step(console, "-", diagnosis_view.step_view(step, shell, step_id(step), planned=False))
-    if finding.status in (*PROBLEMS, Status.INFO) or verbose:
-        for step in finding.remediation:
-            _hang(console, "      fix: " if plain else "      → ", words(step), "cyan")
+    for step in finding.remediation:
+        _hang(console, "      fix: " if plain else "      → ", words(step), "cyan")
     if verbose:
         for item in finding.evidence:
             _hang(console, "      evidence: " if plain else "      · ", words(item), "dim")
