@@ -91,8 +91,10 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
         console.print()
     skipped = report.summary()["skip"]
     if not verbose:
-        why = f", and why {skipped} were skipped" if skipped else ""
-        _hang(console, "", Text(f"-v shows every check, the versions found{why}."), "dim")
+        shows = ["every check", *(["the versions found"] if report.versions else []),
+                 *([f"why {skipped} were skipped"] if skipped else [])]
+        listed = " and ".join([", ".join(shows[:-1]), shows[-1]] if len(shows) > 1 else shows)
+        _hang(console, "", Text(f"-v shows {listed}."), "dim")
     console.print(Text(summary_line(report), style="bold"))
     if report.diagnosis.plan:
         for line in next_commands(report, again):
