@@ -450,3 +450,19 @@ def test_data_show_summarises_each_table_and_lists_sources_on_request(doctor):
     assert any(line.startswith(f"gpu_catalog.json: {len(catalog['sources'])} source(s), ") for line in lines)
     listed = doctor("data", "show", "--sources").stdout
     assert all(f"[{key}] " in listed for key in catalog["sources"])
+
+
+@pytest.mark.parametrize("width", (60, 200))
+def test_a_live_check_lists_no_passing_check_by_default(tmp_path, isolated_env, terminal, doctor, width):
+    """This machine, as a new user runs `check`: the passing checks are counted on their area's line, never listed
+    one by one, and each area that ran has exactly one line."""
+    report = json.loads(doctor("check", "--no-gpu", "--no-history", "--json").stdout)
+    env = {**isolated_env, "COLUMNS": str(width), "TERM": "xterm"}
+    shown, code, _ = terminal([sys.executable, "-m", "rocm_doctor", "check", "--no-gpu", "--no-history"], env, width,
+                              tmp_path)
+    assert code in (0, 1)
+    passing = {f["title"] for f in report["findings"] if f["status"] == "ok"}
+    assert passing and not [t for t in passing if f"] {t}" in shown.replace("\n", " ")]
+    for area in {f["area"] for f in report["findings"] if f["status"] != "skip"}:
+        title = area.replace("-", " ").upper()
+        assert len(re.findall(rf"^\[.\] {re.escape(title)}\b", shown, re.M)) == 1, (area, shown)
