@@ -1,5 +1,6 @@
-"""Shared reading of the AMD facts for the amd_* checks (no checks here): the GPUs with their hardware gfx, the
-override in effect per GPU, torch's arch list, the ROCm version, and remedies several checks share."""
+"""Shared reading of the AMD facts for the amd_* checks (no checks here): the GPUs, and per GPU its entry of the
+fact `gpu.targets` (its hardware gfx, the override in effect, the gfx it runs: computed once by
+interpret/gpu_targets.py, never here), torch's arch list, the ROCm version, and remedies several checks share."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import re
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import wheels
-from rocm_doctor.interpret.gpu_targets import (OVERRIDE, effective_gfx, integrated, override_for,  # noqa: F401 (shared)
-                                             override_variables, real_gfx)
+from rocm_doctor.parsers import hsa_override
 
 _TORCH_INDEX = re.compile(r"\+rocm(\d+\.\d+(?:\.\d+)?)")
+OVERRIDE = hsa_override.VARIABLE
 
 
 def gpus(facts) -> list[dict]:
@@ -25,10 +26,35 @@ def label(gpu: dict) -> str:
     return f"GPU {gpu.get('index')} ({name})"
 
 
+def target(facts, gpu: dict) -> dict:
+    """This GPU's entry of gpu.targets ({} when the fact is missing, as it is with no inventory)."""
+    return next((t for t in facts.get("gpu.targets") or [] if isinstance(t, dict) and t.get("index") == gpu.get("index")), {})
 
 
+def _judged(facts, gpu: dict) -> dict:
+    """The entry, read from the override variables of the judged environment: reading them here tells a finding
+    about a service's or kernel's environment that it judged that one (engine/run_env.py)."""
+    for variable in hsa_override.names(gpu.get("node")):
+        facts.env.get(variable)
+    return target(facts, gpu)
 
 
+def real_gfx(facts, gpu: dict) -> str | None:
+    return _judged(facts, gpu).get("real_gfx")
+
+
+def effective_gfx(facts, gpu: dict) -> str | None:
+    return _judged(facts, gpu).get("effective_gfx")
+
+
+def override_for(facts, gpu: dict) -> tuple[str, str] | None:
+    """(variable, value) of the override in effect for this GPU."""
+    found = _judged(facts, gpu).get("override")
+    return (found["variable"], found["value"]) if found else None
+
+
+def integrated(facts, gpu: dict) -> bool:
+    return bool(target(facts, gpu).get("integrated"))
 
 
 def torch_index(facts) -> str | None:

@@ -31,27 +31,27 @@ class IgpuEnumeratedFirst(Check):
         found, env = gpus(facts), facts.env
         if len(found) < 2:
             return self.skip("fewer than two AMD GPUs")
-        discrete = [g for g in found if not integrated(g)]
+        discrete = [g for g in found if not integrated(facts, g)]
         order = visible_order(found, env, visibility_variables())
         if not discrete or not order:
             return self.skip("no discrete AMD GPU" if not discrete else "the visibility variables hide every GPU "
                              "(see gpu-visibility-env)")
         first = order[0]
-        evidence = [f"{label(g)}: {real_gfx(g, env)}{' (integrated)' if integrated(g) else ''}" for g in found]
+        evidence = [f"{label(g)}: {real_gfx(facts, g)}{' (integrated)' if integrated(facts, g) else ''}" for g in found]
         evidence += [f"{v}={env[v]}" for v in visibility_variables()
                      if v in env]
-        if not integrated(first):
-            return self.ok(f"HIP device 0 is the discrete {first.get('name') or 'GPU'} ({real_gfx(first, env)})",
+        if not integrated(facts, first):
+            return self.ok(f"HIP device 0 is the discrete {first.get('name') or 'GPU'} ({real_gfx(facts, first)})",
                            evidence=evidence)
         wanted = ",".join(str(found.index(g)) for g in discrete)
         uuids = [g["uuid"] for g in discrete if g.get("uuid")]
-        message = (f"HIP device 0 is the integrated {first.get('name') or 'GPU'} ({real_gfx(first, env)}); the "
+        message = (f"HIP device 0 is the integrated {first.get('name') or 'GPU'} ({real_gfx(facts, first)}); the "
                    f"discrete {discrete[0].get('name') or 'GPU'} is device {found.index(discrete[0])}. torch's default "
                    "'cuda' device is device 0, so work lands on the iGPU (slow, shared memory) or fails when torch "
                    "has no code for its gfx.")
-        override = override_for(env, first)
-        if override and override[0] == OVERRIDE and not overrides.matches_family(override[1], real_gfx(first, env)):
-            message += (f" {OVERRIDE}={override[1]} also applies to the iGPU, whose {real_gfx(first, env)} is not of "
+        override = override_for(facts, first)
+        if override and override[0] == OVERRIDE and not overrides.matches_family(override[1], real_gfx(facts, first)):
+            message += (f" {OVERRIDE}={override[1]} also applies to the iGPU, whose {real_gfx(facts, first)} is not of "
                         "that family: hide the iGPU, or give the override per device (see hsa-override-gfx-version).")
         remediation = [f"Or pick the device in code: torch.device('cuda:{found.index(discrete[0])}')",
                        "Or disable the iGPU in the BIOS if no display is connected to it."]
@@ -62,7 +62,7 @@ class IgpuEnumeratedFirst(Check):
             why_not_first="it hides the iGPU from every ROCm program, not only from HIP ones like torch"
                           + ("; UUIDs from rocminfo stay right when the order changes" if uuids else ""))
         return self.warn(message, evidence=evidence, remediation=remediation,
-                         data={"igpu": real_gfx(first, env), "hip_visible_devices": wanted},
+                         data={"igpu": real_gfx(facts, first), "hip_visible_devices": wanted},
                          fix=[S.set_env("HIP_VISIBLE_DEVICES", wanted, note="make the discrete GPU device 0")],
                          alternatives=[hide])
 

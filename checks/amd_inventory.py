@@ -13,7 +13,7 @@ class GpuInventory(Check):
     title = "AMD GPUs and the gfx target each source reports"
     area = "amd"
     severity = Severity.LOW
-    requires = ("gpu.inventory",)
+    requires = ("gpu.inventory", "gpu.targets")
 
     def run(self, facts):
         found = gpus(facts)
@@ -22,12 +22,12 @@ class GpuInventory(Check):
         env = facts.env
         lines, summary = [], []
         for gpu in found:
-            real = real_gfx(gpu, env)
+            real = real_gfx(facts, gpu)
             # no source said, and the gfx (the other clue) is unknown: do not call it discrete
-            kind = "integrated" if integrated(gpu) else \
+            kind = "integrated" if integrated(facts, gpu) else \
                 "discrete" if gpu.get("igpu") is False or real or gpu.get("gfx") else "integrated or discrete: unknown"
             said = ", ".join(f"{s}: {g or 'present'}" for s, g in gpu["sources"].items())
-            override = override_for(env, gpu)
+            override = override_for(facts, gpu)
             runs = f"; runs {overrides.target_of(override[1]) or 'an invalid target'} code ({override[0]}={override[1]})" \
                 if override else ""
             lines.append(f"{label(gpu)}: {real or 'gfx unknown'} ({kind}){runs} — {said}")
@@ -37,4 +37,4 @@ class GpuInventory(Check):
         if notes:
             message += f". Sources disagree ({len(notes)}): " + " | ".join(notes)
         return self.info(message, evidence=lines + [f"disagreement: {n}" for n in notes],
-                         data={"gpus": [dict(g, real_gfx=real_gfx(g, env)) for g in found], "disagreements": notes})
+                         data={"gpus": [dict(g, real_gfx=real_gfx(facts, g)) for g in found], "disagreements": notes})

@@ -41,7 +41,7 @@ class RocblasLibraryCoverage(Check):
     requires = ("rocm.libraries",)
 
     def run(self, facts):
-        found = [g for g in gpus(facts) if not integrated(g)] or gpus(facts)
+        found = [g for g in gpus(facts) if not integrated(facts, g)] or gpus(facts)
         if not found:
             return self.skip("no AMD GPU found")
         if facts.get("torch.flavour") in ("cpu", "cuda"):
@@ -51,14 +51,14 @@ class RocblasLibraryCoverage(Check):
             return self.skip("no rocBLAS kernel folder was found (torch's lib/rocblas/library, /opt/rocm/lib/...)")
         findings = []
         for gpu in found:
-            gfx = effective_gfx(gpu, facts.env)
+            gfx = effective_gfx(facts, gpu)
             if gfx:
                 findings += self._one(facts, gpu, gfx, folders)
         return findings or self.skip("the GPUs' gfx is unknown")
 
     def _one(self, facts, gpu, gfx, folders):
         subject = str(gpu.get("index"))
-        override = override_for(facts.env, gpu)
+        override = override_for(facts, gpu)
         via = f" ({override[0]}={override[1]})" if override else ""
         evidence = [f"{label(gpu)} loads {gfx} kernels{via}"] + [
             f"{lib}: {f['path']} ({f['files']} files; gfx: {', '.join(f['gfx']) or 'none'})" for lib, f in folders.items()]

@@ -7,9 +7,10 @@ from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.knowledge import overrides, wheels
+from rocm_doctor.parsers.hsa_override import variables as override_variables
 
 from rocm_doctor.checks.amd_common import (OVERRIDE, arch_list, covered, gpus, integrated, label, override_for,
-                                           override_variables, rc_evidence, real_gfx)
+                                           rc_evidence, real_gfx)
 from rocm_doctor.checks.visibility import set_in_rc_file
 
 
@@ -37,18 +38,18 @@ class HsaOverrideGfxVersion(Check):
             return self._missing(facts, found) or self.ok(f"{OVERRIDE} is not set")
         if not found:
             return self.skip(f"{OVERRIDE} is set, but no AMD GPU was found to judge it against")
-        discrete_ok = any(not integrated(g) and self._fits(facts, g) for g in found)
-        return [self._judge(facts, gpu, discrete_ok) for gpu in found if override_for(facts.env, gpu)]
+        discrete_ok = any(not integrated(facts, g) and self._fits(facts, g) for g in found)
+        return [self._judge(facts, gpu, discrete_ok) for gpu in found if override_for(facts, gpu)]
 
     def _fits(self, facts, gpu) -> bool:
-        override, gfx = override_for(facts.env, gpu), real_gfx(gpu, facts.env)
+        override, gfx = override_for(facts, gpu), real_gfx(facts, gpu)
         return bool(override and gfx and overrides.matches_family(override[1], gfx))
 
     def _malformed(self, facts, name, value):
         fields, why = overrides.parse(value)
         if fields:
             return None
-        needed = sorted({v for g in gpus(facts) if not integrated(g) and (v := _needed(facts, g))})
+        needed = sorted({v for g in gpus(facts) if not integrated(facts, g) and (v := _needed(facts, g))})
         return self.fail(
             f"{name}={value!r} is malformed ({why}): ROCr ignores it or rejects it ('{name} {value} is invalid').",
             subject=name, evidence=[f"{name}={value!r}", *rc_evidence(facts, name)],
@@ -58,8 +59,8 @@ class HsaOverrideGfxVersion(Check):
             else _unset(facts, name))
 
     def _judge(self, facts, gpu, discrete_ok):
-        variable, value = override_for(facts.env, gpu)
-        gfx, target = real_gfx(gpu, facts.env), overrides.target_of(value)
+        variable, value = override_for(facts, gpu)
+        gfx, target = real_gfx(facts, gpu), overrides.target_of(value)
         subject = f"{gpu.get('index')}"
         evidence = [f"{variable}={value} → the runtime reports and loads {target} code",
                     f"{label(gpu)}: hardware gfx {gfx or 'unknown'}", *rc_evidence(facts, variable)]
@@ -74,7 +75,7 @@ class HsaOverrideGfxVersion(Check):
             return self.info(f"{variable}={value} names {label(gpu)}'s own {gfx}: it changes nothing", subject=subject,
                              evidence=evidence, fix=self._replace(facts, gpu, variable))
         if not overrides.matches_family(value, gfx):
-            if integrated(gpu) and discrete_ok and variable == OVERRIDE:
+            if integrated(facts, gpu) and discrete_ok and variable == OVERRIDE:
                 return self._igpu(facts, gpu, gfx, value, evidence)
             fix = self._replace(facts, gpu, variable)
             if not right:
@@ -103,8 +104,8 @@ class HsaOverrideGfxVersion(Check):
 
     def _igpu(self, facts, gpu, gfx, value, evidence):
         """Move the override to per-device variables (ROCm 6.2+) of the discrete GPUs it fits."""
-        nodes = [g["node"] for g in gpus(facts) if not integrated(g) and g.get("node") is not None
-                 and overrides.matches_family(value, real_gfx(g, facts.env) or "")]
+        nodes = [g["node"] for g in gpus(facts) if not integrated(facts, g) and g.get("node") is not None
+                 and overrides.matches_family(value, real_gfx(facts, g) or "")]
         per_device = [S.set_env(f"{OVERRIDE}_{node}", value, note=f"the override for KFD node {node} only")
                       for node in nodes]
         return self.warn(
@@ -124,8 +125,8 @@ class HsaOverrideGfxVersion(Check):
             return None
         archs, _ = arch_list(facts)
         findings = []
-        for gpu in (g for g in found if not integrated(g)):
-            gfx = real_gfx(gpu, facts.env)
+        for gpu in (g for g in found if not integrated(facts, g)):
+            gfx = real_gfx(facts, gpu)
             value = overrides.recommended(gfx) if gfx else None
             if not value or not archs or covered(archs, gfx) or wheels.native_indexes(gfx) \
                     or not covered(archs, overrides.target_of(value)):
@@ -149,7 +150,7 @@ class HsaOverrideGfxVersion(Check):
 def _needed(facts, gpu):
     """The override a GPU needs with this torch: the recommended one when torch lacks the GPU's gfx and has the
     code of the override's target."""
-    gfx = real_gfx(gpu, facts.env)
+    gfx = real_gfx(facts, gpu)
     value = overrides.recommended(gfx) if gfx else None
     archs, _ = arch_list(facts)
     if facts.get("torch.flavour") != "rocm" or not value or not archs or covered(archs, gfx):

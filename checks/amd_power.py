@@ -43,11 +43,11 @@ class GpuHangPowerState(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
-    requires = ("gpu.inventory", "linux.kernel_cmdline")
+    requires = ("gpu.inventory", "gpu.targets", "linux.kernel_cmdline")
 
     def run(self, facts):
         found = gpus(facts)
-        if len(found) < 2 or all(integrated(g) for g in found):
+        if len(found) < 2 or all(integrated(facts, g) for g in found):
             return self.skip(f"needs two or more AMD GPUs, one of them discrete (found {len(found)})")
         hangs = hang_evidence(facts, self.id)
         if not hangs:

@@ -38,21 +38,21 @@ class GfxSupportMatrix(Check):
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WINDOWS)  # WSL has its own list: wsl-rocm-support
-    requires = ("gpu.inventory",)
+    requires = ("gpu.inventory", "gpu.targets")
 
     def run(self, facts):
         found = gpus(facts)
         if not found:
             return self.skip("no AMD GPU found")
         version, where = rocm_version(facts)
-        only_igpus = all(integrated(g) for g in found)
+        only_igpus = all(integrated(facts, g) for g in found)
         findings = []
         for gpu in found:
-            gfx = real_gfx(gpu, facts.env)
+            gfx = real_gfx(facts, gpu)
             if not gfx:
                 findings.append(self.skip(f"{label(gpu)}: gfx unknown", subject=str(gpu.get("index"))))
                 continue
-            findings.append(self._one(facts, gpu, gfx, version, where, minor=integrated(gpu) and not only_igpus))
+            findings.append(self._one(facts, gpu, gfx, version, where, minor=integrated(facts, gpu) and not only_igpus))
         return findings
 
     def _one(self, facts, gpu, gfx, version, where, minor):

@@ -49,10 +49,10 @@ def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
     return [first], alternatives
 
 
-def override_runs_covered(gpu: dict, env: dict, archs: list[str]) -> bool:
+def override_runs_covered(facts, gpu: dict, archs: list[str]) -> bool:
     """An override in effect for the GPU, of its own family, makes the runtime load code that `archs` has."""
-    override, gfx = override_for(env, gpu), real_gfx(gpu, env)
-    return bool(override and gfx and covered(archs, effective_gfx(gpu, env))
+    override, gfx = override_for(facts, gpu), real_gfx(facts, gpu)
+    return bool(override and gfx and covered(archs, effective_gfx(facts, gpu))
                 and overrides.matches_family(override[1], gfx))
 
 
@@ -73,11 +73,11 @@ class GfxNotInTorchArchList(Check):
                 "bench-*")
     area = "amd"
     severity = Severity.HIGH
-    requires = ("gpu.inventory", "torch.flavour")
+    requires = ("gpu.inventory", "gpu.targets", "torch.flavour")
 
     def run(self, facts):
         found = gpus(facts)
-        judged = [g for g in found if not integrated(g)] or found
+        judged = [g for g in found if not integrated(facts, g)] or found
         if not judged:
             return self.skip("no AMD GPU found")
         if facts["torch.flavour"] != "rocm":
@@ -88,16 +88,16 @@ class GfxNotInTorchArchList(Check):
         return [self._one(facts, gpu, archs, where) for gpu in judged]
 
     def _one(self, facts, gpu, archs, where):
-        gfx, subject = real_gfx(gpu, facts.env), str(gpu.get("index"))
+        gfx, subject = real_gfx(facts, gpu), str(gpu.get("index"))
         evidence = [f"{label(gpu)}: hardware gfx {gfx}", f"torch {facts.get('torch.version')} arch list ({where}): "
                     + ", ".join(archs)]
         if not gfx:
             return self.skip(f"{label(gpu)}: its real gfx is unknown", subject=subject, evidence=evidence)
         if covered(archs, gfx):
             return self.ok(f"torch has {gfx} code for {label(gpu)}", subject=subject, evidence=evidence)
-        override = override_for(facts.env, gpu)
-        runs = effective_gfx(gpu, facts.env)
-        if override_runs_covered(gpu, facts.env, archs):
+        override = override_for(facts, gpu)
+        runs = effective_gfx(facts, gpu)
+        if override_runs_covered(facts, gpu, archs):
             return self.info(f"torch has no {gfx} code, but {override[0]}={override[1]} makes the runtime load its "
                              f"{runs} code for {label(gpu)} (same family)", subject=subject,
                              evidence=evidence + [f"{override[0]}={override[1]}"])
@@ -114,9 +114,9 @@ class GfxNotInTorchArchList(Check):
         index = wheels.latest_rocm_index()
         name = index.rstrip("/").rsplit("/", 1)[-1]
         archs = wheels.index_archs(index) if facts.os != "windows" else None
-        missing = [(g, real_gfx(g, facts.env)) for g in judged if real_gfx(g, facts.env)
-                   and (archs is None or not covered(archs, real_gfx(g, facts.env)))
-                   and not (archs and override_runs_covered(g, facts.env, archs))]
+        missing = [(g, real_gfx(facts, g)) for g in judged if real_gfx(facts, g)
+                   and (archs is None or not covered(archs, real_gfx(facts, g)))
+                   and not (archs and override_runs_covered(facts, g, archs))]
         if not missing or facts.os == "windows":
             return self.skip(f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch)")
         findings = []

@@ -102,7 +102,7 @@ class WslRocmSupport(Check):
     def _listed(self, facts, version, evidence):
         findings = []
         for gpu in gpus(facts):
-            gfx = real_gfx(gpu, facts.env)
+            gfx = real_gfx(facts, gpu)
             row = support.wsl(gfx, version) if gfx and version else None
             text = f"{label(gpu)} ({gfx})" + (f": WSL support {row.status}" + (f" ({row.note})" if row.note else "")
                                               if row else "")

@@ -1,17 +1,26 @@
 """Benchmark checks: the measured figures against what the card should reach, with the reason for a gap.
 
-They read the fact `bench.results` (set by `rocm-doctor bench` / `check --bench`, or replayed from a snapshot)
-and turn the lines of rocm_doctor.gpu.bench.analysis into findings: one finding per check, its status from the
-worst line, every line as evidence, and the explanations and remedies of the lines that fell short. A figure
-measured while the GPU was shared or throttled is at most a warning: its explanation names what was seen.
-bench-cnn-speedup-low decides in its own class, from the measured figures the analysis summarises.
+They read the fact `bench.analysis` (the benchmark's lines, computed once per run by the bench stage's interpret
+step from `bench.results`: set by `rocm-doctor bench` / `check --bench`, or replayed from a snapshot). Each check
+names the figure it judges (`judges`: the lines' `figure`) and decides here: one finding per check, its status from
+the worst of its lines (`worst`, VERDICT_RANK), the status a "very low" line gets (`very_low`: a fail for the
+figures a card is bought for, matmul and bandwidth), every line as evidence, and the explanations and remedies of
+the lines that fell short. A figure measured while the GPU was shared or throttled is at most a warning: its
+explanation names what was seen. bench-cnn-speedup-low decides in its own class, from the measured figures the
+analysis summarises.
 """
 
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity, Status
-from rocm_doctor.gpu.bench.analysis import analyze
-from rocm_doctor.gpu.bench.verdicts import worst
+
+ANALYSIS = "bench.analysis"
+# How bad each verdict of a line is (docs/bench.md): the worst line gives the finding its status.
+VERDICT_RANK = {"info": 0, "good": 0, "unknown": 1, "low": 2, "failed": 2, "very low": 3}
+
+
+def worst(lines):
+    return max(lines, key=lambda l: VERDICT_RANK.get(l["verdict"], 0)) if lines else None
 
 
 def _figure(line) -> str:
@@ -31,13 +40,18 @@ def _figure(line) -> str:
 
 class _BenchCheck(Check):
     area = "performance"
-    requires = ("bench.results",)
+    requires = ("bench.results", ANALYSIS)
+    judges = ""  # the `figure` of the lines this check judges
     very_low = Status.WARN  # status of a "very low" line
     nothing = "not measured in this run"
 
+    def lines(self, analysis) -> list[dict]:
+        """The lines of the figure this check judges, each naming the check in the finding's data."""
+        return [dict(line, check=self.id) for line in analysis["lines"] if line.get("figure") == self.judges]
+
     def run(self, facts):
-        analysis = analyze(facts["bench.results"])
-        lines = [line for line in analysis["lines"] if line.get("check") == self.id]
+        analysis = facts[ANALYSIS]
+        lines = self.lines(analysis)
         if not lines:
             return self.skip(self.nothing)
         bad = worst(lines)
@@ -67,6 +81,7 @@ class BenchMatmulLow(_BenchCheck):
     id = "bench-matmul-low"
     title = "Matmul throughput reaches what this GPU should do"
     severity = Severity.HIGH
+    judges = "matmul"
     very_low = Status.FAIL
 
 
@@ -74,12 +89,14 @@ class BenchBf16Slow(_BenchCheck):
     id = "bench-bf16-slow"
     title = "bf16 matmuls are not much slower than fp16"
     severity = Severity.MEDIUM
+    judges = "bf16_vs_fp16"
 
 
 class BenchBandwidthLow(_BenchCheck):
     id = "bench-bandwidth-low"
     title = "Device memory bandwidth reaches what this GPU should do"
     severity = Severity.HIGH
+    judges = "bandwidth"
     very_low = Status.FAIL
 
 
@@ -87,38 +104,43 @@ class BenchHostCopySlow(_BenchCheck):
     id = "bench-host-copy-slow"
     title = "Host <-> device copies run at the PCIe link rate"
     severity = Severity.MEDIUM
+    judges = "host_copy"
 
 
 class BenchLaunchBound(_BenchCheck):
     id = "bench-launch-bound"
     title = "Kernel launch and synchronisation overhead is normal"
     severity = Severity.MEDIUM
+    judges = "launch"
 
 
 class BenchDecodeUnderRoofline(_BenchCheck):
     id = "bench-decode-under-roofline"
     title = "LLM decode speed is near the memory-bandwidth roofline"
     severity = Severity.MEDIUM
+    judges = "decode"
 
 
 class BenchSdpaMathOnly(_BenchCheck):
     id = "bench-sdpa-math-only"
     title = "A fused attention (SDPA) backend runs on this GPU"
     severity = Severity.MEDIUM
+    judges = "sdpa_fused"
 
 
 class BenchSectionFailed(_BenchCheck):
     id = "bench-section-failed"
     title = "Every benchmark section ran to completion"
     severity = Severity.MEDIUM
+    judges = "section"
     nothing = "every section completed"
 
     def run(self, facts):
         finding = super().run(facts)
         if finding.status is Status.SKIP and facts["bench.results"].get("sections"):
             return self.ok("every benchmark section completed")
-        analysis = analyze(facts["bench.results"])
-        lines = [line for line in analysis["lines"] if line.get("check") == self.id]
+        analysis = facts[ANALYSIS]
+        lines = self.lines(analysis)
         if finding.status is Status.WARN and (analysis["device"] or {}).get("type") == "cpu" \
                 and all(line.get("state") == "timeout" for line in lines):
             # on the CPU a section past its time limit says how long rocm-doctor waits, not that something is wrong
@@ -135,7 +157,7 @@ class BenchCnnSpeedupLow(Check):
     title = "A small CNN gets the GPU's speed-up over the CPU"
     area = "performance"
     severity = Severity.MEDIUM
-    requires = ("bench.results",)
+    requires = ("bench.results", ANALYSIS)
     LOW_SHARE = 0.5  # of the best speed-up this GPU showed (fp32 matmul, or the same model at a larger batch)
     LAUNCH_BOUND = 0.5  # GPU busy below this share of a step
     OPTIMIZER_BOUND = 0.3  # of a step in optimizer.step()
@@ -144,7 +166,7 @@ class BenchCnnSpeedupLow(Check):
     WORKLOAD = ("launch-bound",)  # reasons true of the workload on any machine: information, with the measured gain
 
     def run(self, facts):
-        analysis = analyze(facts["bench.results"])
+        analysis = facts[ANALYSIS]
         values = analysis["values"]
         cnn, conv = values.get("cnn") or {}, values.get("conv") or {}
         base = cnn.get("sweep_base") or {}
@@ -280,3 +302,8 @@ class BenchCnnSpeedupLow(Check):
             if figures and figures.get("tflops"):
                 lines.append(f"conv {key}: {figures['tflops']:.1f} TFLOP/s ({figures['verdict']})")
         return lines
+
+
+def check_of(figure: str) -> str | None:
+    """The id of the check that judges the lines of this figure."""
+    return next((c.id for c in _BenchCheck.__subclasses__() if c.judges == figure), None)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import statistics
 
-from rocm_doctor.distributed import expectations
-from rocm_doctor.distributed.envinfo import transport_settings
-from rocm_doctor.distributed.formulas import human_bytes
+from rocm_doctor.checks import collectives_expectations as expectations
+from rocm_doctor.knowledge.collectives_env import transport_settings
+from rocm_doctor.parsers.collectives_formulas import human_bytes
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity, Status
 

@@ -256,7 +256,7 @@ class AmdgpuFirmwareMissing(Check):
         """(index, gfx, label) per AMD GPU; the PCI device id names the gfx when no driver reported one."""
         found = []
         for gpu in gpus(facts):
-            gfx = real_gfx(gpu, facts.env) or catalog.gfx_for_pci_id(gpu.get("device_id"))
+            gfx = real_gfx(facts, gpu) or catalog.gfx_for_pci_id(gpu.get("device_id"))
             if gfx:
                 found.append((gpu.get("index"), gfx, label(gpu)))
         if not found:

@@ -94,7 +94,7 @@ class AmdgpuDriverRocmMismatch(Check):
 
     def _inbox(self, facts, driver, rocm, evidence):
         amd = gpus(facts)
-        if amd and all(integrated(g) for g in amd):
+        if amd and all(integrated(facts, g) for g in amd):
             rows = table.inbox_rows(rocm, "ryzen-apu")
             release = facts.get("os.release") or {}
             here = (release.get("id"), (release.get("version_id") or ""))
@@ -137,7 +137,7 @@ class AmdgpuFirmwareKnownBad(Check):
         by_index = {g.get("index"): g for g in gpus(facts)}
         for index, fw in sorted(firmware.items()):
             gpu = by_index.get(index) or {}
-            gfx = real_gfx(gpu, facts.env) if gpu else None
+            gfx = real_gfx(facts, gpu) if gpu else None
             name = label(gpu) if gpu else f"GPU {index}"
             shown = ", ".join(f"{k} {v}" for k, v in fw["versions"].items())
             tool = fw.get("source", "rocm-smi --showfwinfo")  # a fact without its tool came from rocm-smi

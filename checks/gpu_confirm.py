@@ -1,17 +1,38 @@
-"""Verdicts from the GPU confirm stage (fact gpu.kernels, set after the kernels ran in child processes).
+"""Verdicts from the GPU confirm stage (fact gpu.kernels, set after the kernels ran in child processes), and what
+the kernels confirm or refute of the static findings (`gpu-kernels-failed`'s `evidence_on`, with REFUTATIONS).
 
 In the static pass the fact is absent and these checks skip; the pipeline re-runs them once the kernel stage has
-provided the fact (rocm_doctor.engine.pipeline).
+provided the fact, then applies their evidence to the static findings (rocm_doctor.engine.pipeline).
 """
 
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.gpu.kernels.verdicts import first_line
 
 FACT = "gpu.kernels"
 NOT_RUN = "the GPU kernels did not run (--no-gpu, no GPU visible to torch, or a replayed snapshot)"
 FUSED_SDPA = ("flash", "efficient", "cudnn")
+FAILED = ("wrong", "error", "crashed", "hung")
+
+# Static checks the kernels can refute: when the condition holds on a real GPU, their problem did not show.
+#   all_ok:    every case that ran on the GPU was ok (at least `min_ok` of them)
+#   cases_ok:  these cases were ok
+#   categories_ok: every case of these categories that ran was ok (at least one)
+REFUTATIONS: list[dict] = [
+    {"check": "gfx-not-in-torch-arch-list", "when": "all_ok", "min_ok": 10},
+    {"check": "sm-not-in-torch-arch-list", "when": "all_ok", "min_ok": 10},
+    {"check": "hsa-override-gfx-version", "when": "all_ok", "min_ok": 10},
+    {"check": "hiprtc-headers-missing", "when": "cases_ok", "cases": ["jiterator-float32", "jiterator-float16"]},
+    {"check": "rocblas-library-coverage", "when": "categories_ok", "categories": ["matmul", "linear"]},
+]
+
+
+def first_line(text, limit: int = 240) -> str:
+    """The first non-blank line of `text`, stripped and cut to `limit` characters."""
+    for line in str(text or "").splitlines():
+        if line.strip():
+            return line.strip()[:limit]
+    return ""
 
 
 def _stage(facts):
@@ -82,6 +103,33 @@ class GpuKernelsFailed(_KernelStageCheck):
     title = "Operator kernels run on the GPU without errors"
     severity = Severity.HIGH
 
+    def evidence_on(self, facts):
+        """A static check whose known error a failed kernel (or the suite's start) printed is confirmed; one whose
+        problem did not show on a real GPU (REFUTATIONS) is refuted."""
+        stage = _stage(facts)
+        if stage is None:
+            return {}
+        suite = stage.get("suite") or {}
+        confirmed: dict[str, list[str]] = {}
+        for record in _results(stage):
+            for match in record.get("signatures") or [] if record.get("outcome") in FAILED else []:
+                cases = confirmed.setdefault(match["check"], [])
+                if record["case"] not in cases:
+                    cases.append(record["case"])
+        fatal = suite.get("fatal")
+        for match in (fatal or {}).get("signatures") or []:
+            confirmed.setdefault(match["check"], []).append("(kernel child startup)")
+        out = {}
+        if (suite.get("hello") or {}).get("device_type") == "cuda" and not fatal:
+            for rule in REFUTATIONS:
+                why = _refutes(rule, _results(stage))
+                if why and rule["check"] not in confirmed:
+                    out[rule["check"]] = {"refuted": True, "kind": "gpu-kernels", "detail": why}
+        for check, cases in confirmed.items():
+            out[check] = {"confirmed": True, "kind": "gpu-kernels", "cases": list(cases),
+                          "detail": f"GPU kernels that failed with this problem's error: {', '.join(cases[:6])}"}
+        return out
+
     def judge(self, stage):
         suite = stage.get("suite") or {}
         fatal = suite.get("fatal")
@@ -121,6 +169,28 @@ class GpuKernelsFailed(_KernelStageCheck):
             f"{counts.get('ok', 0)} operator kernels ran correctly on {_device_label(stage)} "
             f"({counts.get('unavailable', 0)} unavailable here)"
         )
+
+
+def _refutes(rule: dict, results: list[dict]):
+    """Why the rule's condition holds on these results (None: it does not)."""
+    ran = [r for r in results if r.get("outcome") not in ("unavailable", "not-run")]
+    if rule["when"] == "all_ok":
+        ok = [r for r in ran if r.get("outcome") == "ok"]
+        if ran and len(ok) == len(ran) and len(ok) >= rule.get("min_ok", 1):
+            return f"{len(ok)} kernels ran correctly on the GPU"
+        return None
+    if rule["when"] == "cases_ok":
+        by_name = {r["case"]: r for r in results}
+        picked = [by_name[c] for c in rule["cases"] if c in by_name]
+        if picked and all(r.get("outcome") == "ok" for r in picked):
+            return "runtime-compiled kernels (" + ", ".join(r["case"] for r in picked) + ") compiled and ran correctly"
+        return None
+    if rule["when"] == "categories_ok":
+        picked = [r for r in ran if r.get("category") in rule["categories"]]
+        if picked and all(r.get("outcome") == "ok" for r in picked):
+            return f"{len(picked)} {'/'.join(rule['categories'])} kernels ran correctly on the GPU"
+        return None
+    return None
 
 
 class GpuKernelsWrongResult(_KernelStageCheck):

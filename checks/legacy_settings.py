@@ -47,8 +47,8 @@ class LegacyHipSetting(Check):
 
     def _targets(self, facts, value, evidence, remediation):
         targets = [t.strip().split(":")[0] for t in value.split(",") if t.strip()]
-        missing = [(g, effective_gfx(g, facts.env)) for g in gpus(facts)
-                   if effective_gfx(g, facts.env) and effective_gfx(g, facts.env) not in targets]
+        missing = [(g, effective_gfx(facts, g)) for g in gpus(facts)
+                   if effective_gfx(facts, g) and effective_gfx(facts, g) not in targets]
         if missing:
             names = ", ".join(sorted({gfx for _, gfx in missing}))
             return self.warn(f"{HIPCC_TARGETS}={value} makes hipcc build only {', '.join(targets)} when its command "

@@ -1,13 +1,15 @@
 """What a log given with `check --log` says about the machine it came from (log.machine), judged where the machine's
 own observations lack it, as when a maintainer replays a user's log without the user's machine: the GPU target the
-log names against the torch build and the ROCm release it shows, and the interpreter it ran in against the one
-diagnosed. Every reading is marked as coming from the log."""
+log names against the torch build and the ROCm release it shows, the NVIDIA GPU and driver its tool tables show
+(nvidia-smi, deviceQuery, clinfo) against the CUDA torch build it names, and the interpreter it ran in against the
+one diagnosed. Every reading is marked as coming from the log."""
 
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
-from rocm_doctor.knowledge import currency, overrides, support, wheels
+from rocm_doctor.knowledge import catalog, currency, nvidia_arch, overrides, support, wheels
+from rocm_doctor.knowledge import cuda_driver as table
 
 from rocm_doctor.checks.amd_common import arch_list, covered, gpus, index_of
 
@@ -148,3 +150,105 @@ class LogGfxUnsupportedByRocm(Check):
                              for p in support.closest_working_path(gfx, "linux")]))
         return findings
 
+
+def cuda_torch(log: dict) -> tuple[dict | None, str | None]:
+    """(the first CUDA torch build the log names, its wheel index: "cu121")."""
+    for torch in log.get("torch") or []:
+        local = torch["version"].lower().split("+")[-1]
+        if local.startswith("cu") and table.index_cuda(local):
+            return torch, local
+    return None, None
+
+
+def _capability(gpu: dict) -> tuple[tuple[int, int] | None, str]:
+    """A GPU's compute capability: stated by the tool (deviceQuery), else its name in the GPU catalog."""
+    if gpu.get("cc"):
+        return tuple(gpu["cc"]), f"{gpu['how']} states it"
+    found = catalog.by_name(str(gpu.get("name") or "")) if gpu.get("name") else None
+    code = nvidia_arch.parse(found.gfx) if found is not None and found.vendor == "nvidia" else None
+    return (code.cc, f"{found.names[0]} in the GPU catalog") if code else (None, "")
+
+
+class LogDriverOlderThanTorchCuda(Check):
+    id = "log-driver-older-than-torch-cuda"
+    title = "The NVIDIA driver the log shows runs the CUDA of the torch build it names"
+    area = "torch"
+    severity = Severity.CRITICAL
+    requires = ("log.machine",)
+
+    def run(self, facts):
+        log = facts["log.machine"]
+        driver = next((d for d in log.get("drivers") or [] if d.get("cuda")), None)
+        if driver is None:
+            return self.skip("the log shows no NVIDIA driver's CUDA version (nvidia-smi's header, deviceQuery, clinfo)")
+        if facts.get("torch.flavour") == "cuda":
+            return self.skip("this machine's own torch and driver are judged (nvidia-driver-older-than-torch-cuda)")
+        torch, index = cuda_torch(log)
+        if torch is None:
+            return self.skip("the log names no CUDA torch build")
+        cuda, have = table.index_cuda(index), driver["cuda"]
+        evidence = [f"the NVIDIA driver supports CUDA {have} ({driver['tool']}) {from_log(log, driver)}",
+                    f"torch {torch['version']} (CUDA {cuda}) {from_log(log, torch)}"]
+        least = table.minimum(cuda, facts.os)
+        older_major = table.cuda_key(have)[0] < table.cuda_key(cuda)[0]
+        if older_major or table.runs(driver.get("version"), cuda, facts.os) is False:
+            found = table.index_for_driver(have)
+            return self.fail(
+                f"torch {torch['version']} (named in the log) was built with CUDA {cuda}, but the NVIDIA driver the "
+                f"log shows supports CUDA {have} at most: CUDA cannot start, so torch sees no GPU."
+                + (f" A CUDA {table.cuda_key(cuda)[0]}.x build needs NVIDIA driver {least} or newer." if least else ""),
+                evidence=evidence, data={"torch_cuda": cuda, "driver_cuda": have, "minimum": least},
+                remediation=[f"On the machine the log comes from, update the NVIDIA driver"
+                             + (f" to {least} or newer." if least else "."),
+                             *([f"Or install torch from {found[0]} (CUDA {found[1]}), which this driver runs."]
+                               if found else [])])
+        if table.cuda_key(have) < table.cuda_key(cuda):
+            return self.info(f"the driver the log shows supports CUDA {have}, torch {torch['version']} was built with "
+                             f"{cuda}: it runs under minor version compatibility, with a limited feature set",
+                             evidence=evidence, severity=Severity.LOW)
+        return self.ok(f"the driver the log shows (CUDA {have}) runs torch {torch['version']} (CUDA {cuda})",
+                       evidence=evidence)
+
+
+class LogSmNotInTorchBuild(Check):
+    id = "log-sm-not-in-torch-build"
+    title = "The CUDA torch build in the log has code for the NVIDIA GPU the log shows"
+    area = "torch"
+    severity = Severity.HIGH
+    requires = ("log.machine",)
+
+    def run(self, facts):
+        log = facts["log.machine"]
+        named = [(gpu, *_capability(gpu)) for gpu in log.get("gpus") or []]
+        known = [(gpu, cc, how) for gpu, cc, how in named if cc]
+        if not known:
+            return self.skip("the log names no NVIDIA GPU whose compute capability is known"
+                             + (" (a GPU name the catalog lacks, or truncated by nvidia-smi)" if named else ""))
+        if facts.get("torch.flavour") == "cuda" and facts.get("torch.devices"):
+            return self.skip("this machine's own GPUs and torch are judged (sm-not-in-torch-arch-list)")
+        torch, index = cuda_torch(log)
+        if torch is None:
+            return self.skip("the log names no CUDA torch build")
+        archs = nvidia_arch.wheel_archs(index, facts.get("platform.machine"))
+        if not archs:
+            return self.skip(f"the machine code of the {index} wheels is not recorded (data/nvidia_arch.json)")
+        findings = []
+        for gpu, cc, how in known[:4]:
+            sm, name = nvidia_arch.sm_name(cc), gpu.get("name") or "the GPU"
+            evidence = [f"{name}: compute capability {cc[0]}.{cc[1]} ({how}) {from_log(log, gpu)}",
+                        f"torch {torch['version']} {from_log(log, torch)}",
+                        f"the {index} wheels' machine code (data/nvidia_arch.json): {', '.join(archs)}"]
+            native, ptx = nvidia_arch.code_for(archs, cc)
+            if native or ptx:
+                findings.append(self.ok(f"torch {torch['version']} has {native or ptx + ' PTX'} for {name} ({sm})",
+                                        subject=sm, evidence=evidence))
+                continue
+            wheel = nvidia_arch.index_for(cc, facts.get("platform.machine"), torch["version"])
+            findings.append(self.fail(
+                f"torch {torch['version']} (named in the log) has no code for {name} ({sm}): CUDA kernels fail with "
+                "'no kernel image is available for execution on the device'.", subject=sm, evidence=evidence,
+                data={"sm": sm, "arch_list": archs},
+                remediation=[f"On the machine the log comes from, install torch from {wheel}." if wheel else
+                             f"No recorded download.pytorch.org CUDA index has {sm} code: an older torch release or a "
+                             "source build with TORCH_CUDA_ARCH_LIST is the way."]))
+        return findings

@@ -1,10 +1,11 @@
 """Speed switches proven by measurement: an environment variable from data/perf_switches.json that is set while the
 benchmark ran, judged by what a re-run of the sections it moves, in a fresh child without it, measured.
 
-The re-runs and the figure-by-figure comparison come from the bench (rocm_doctor.gpu.bench.session and switches);
-this check decides: a switch slows the benchmark when a figure it moves is at least SLOWS_AT times better without
-it (then it is the cause of those bench findings, with the step to unset it); one that many times worse without it
-helps, one in between is harmless (both info); not re-run, the finding says why.
+The re-runs and the figure-by-figure comparison come from the bench (the fact bench.analysis, "observed"); this
+check decides: a switch slows the benchmark when a figure it moves is at least SLOWS_AT times better without it
+(then it is the cause of those bench findings, with the step to unset it); one that many times worse without it
+helps, one in between is harmless (both info); not re-run, the finding says why. A logging or debug switch the
+re-run measured harmless refutes the static gpu-library-logging-enabled warning (`evidence_on`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, same_subject
-from rocm_doctor.gpu.bench.analysis import analyze
-from rocm_doctor.gpu.bench.switches import SLOWS_AT, describe
+from rocm_doctor.checks.bench import ANALYSIS, check_of
+from rocm_doctor.knowledge.perf_switches import SLOWS_AT, describe
 
 
 def slowed_by(cause, symptom, _facts=None) -> bool:
@@ -27,7 +28,7 @@ class EnvSwitchSlows(Check):
     title = "No environment switch that was set slows the benchmark"
     area = "performance"
     severity = Severity.MEDIUM
-    requires = ("bench.results",)
+    requires = ("bench.results", ANALYSIS)
     explains = (Explains("bench-*", slowed_by), Explains("gpu-library-logging-enabled", same_subject))
 
     def run(self, facts):
@@ -39,7 +40,7 @@ class EnvSwitchSlows(Check):
         if not live:
             return self.ok("no speed switch from data/perf_switches.json is set")
         rows = {s["variable"]: s for s in chosen.get("set") or []}
-        analysis = analyze(results)
+        analysis = facts[ANALYSIS]
         findings = []
         for comparison in analysis["observed"]["switches"]:
             if (comparison["variable"], comparison["value"]) in live:
@@ -51,6 +52,17 @@ class EnvSwitchSlows(Check):
                                           f"{skipped['why']}.", subject=skipped["variable"], evidence=_row(row),
                                           data={"variable": skipped["variable"], "value": skipped["value"]}))
         return findings or self.ok("no speed switch from data/perf_switches.json is set")
+
+    def evidence_on(self, facts):
+        """A logging or debug switch the re-run without it measured harmless: the static warning is refuted."""
+        out = {}
+        for comparison in facts[ANALYSIS]["observed"]["switches"]:
+            if comparison["figures"] and not comparison["slows"] and not comparison["unreliable"] \
+                    and not comparison["failed"]:
+                out[f"gpu-library-logging-enabled:{comparison['variable']}"] = {
+                    "refuted": True, "kind": "bench-switch-ab",
+                    "detail": "re-run without it: " + "; ".join(describe(f) for f in comparison["figures"])}
+        return out
 
     def _measured(self, facts, comparison, row, analysis):
         variable, value = comparison["variable"], comparison["value"]
@@ -71,7 +83,8 @@ class EnvSwitchSlows(Check):
                              f"without it measured {describe(worst if helps else max(figures, key=_change))}.",
                              subject=variable, evidence=evidence, data=dict(data, helps=helps))
         keys = {f["key"] for f in slowed}
-        data["slowed_checks"] = sorted({l["check"] for l in analysis["lines"] if l["key"] in keys and l.get("check")})
+        data["slowed_checks"] = sorted({check_of(l["figure"]) for l in analysis["lines"]
+                                        if l["key"] in keys and l.get("figure")})
         best = max(slowed, key=lambda f: f["speedup"])
         return self.warn(
             f"{name} slows this machine's work: a re-run without it, in a fresh child, measured {describe(best)}. "

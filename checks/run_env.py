@@ -4,7 +4,8 @@ the override that makes the shell's run work is the usual thing it lacks."""
 
 from __future__ import annotations
 
-from rocm_doctor.checks.amd_common import gpus, integrated, real_gfx
+from rocm_doctor.checks.amd_common import gpus, integrated
+from rocm_doctor.checks.amd_common import target as target_of_gpu
 from rocm_doctor.checks.symptoms import RUN_ENV_SYMPTOMS
 from rocm_doctor.engine.model import Check, Severity, Status
 from rocm_doctor.engine.relations import Explains, when_failing
@@ -105,8 +106,8 @@ def _relied_on(facts, var, value) -> str:
     match = gpu_env_vars.OVERRIDE.match(var)
     target = overrides.target_of(value) if match else None
     for gpu in gpus(facts) if target else []:
-        gfx = real_gfx(gpu, facts.shell_env)  # the tools ran in the shell, under its override
-        if integrated(gpu) or not gfx or gfx == target or not overrides.matches_family(value, gfx):
+        gfx = target_of_gpu(facts, gpu).get("real_gfx")  # read with the shell's override too: not a read of the judged env
+        if integrated(facts, gpu) or not gfx or gfx == target or not overrides.matches_family(value, gfx):
             continue
         if match.group(1) is not None and str(gpu.get("node")) != match.group(1):
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 
 from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.checks.windows_env import raw_entry

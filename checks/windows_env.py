@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
-from rocm_doctor.windows import paths
-from rocm_doctor.windows.envscopes import SETX_LIMIT, conflicts, new_shell_value, stale
+from rocm_doctor.parsers import windows_paths as paths
+from rocm_doctor.knowledge.windows_scopes import SETX_LIMIT, conflicts, new_shell_value, stale
 
 WINDOWS = (Platform.WINDOWS,)
 NEW_SHELL = ("Programs started earlier (the terminal app itself, VS Code, Explorer-launched IDEs) keep the environment "

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.engine.model import Check, Platform, Severity
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.engine import remedy as S
-from rocm_doctor.windows.stack import rocm_stack
+from rocm_doctor.checks.windows_common import rocm_stack
 
 from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_GPU_WORK
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine.shells import detect_shell
-from rocm_doctor.windows import paths
-from rocm_doctor.windows.stack import rocm_stack
+from rocm_doctor.parsers import windows_paths as paths
+from rocm_doctor.checks.windows_common import rocm_stack
 
 WINDOWS = (Platform.WINDOWS,)
 VC_TOOLS = "Microsoft.VisualStudio.Component.VC.Tools.x86.x64"  # the MSVC compiler and C++ headers

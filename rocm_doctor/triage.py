@@ -22,7 +22,8 @@ from rocm_doctor.report.model import Report
 SYSTEMS = {"linux": "Linux", "wsl": "Linux", "windows": "Windows"}
 KERNEL_LOG = "dmesg-kernel"
 ARGV = {KERNEL_LOG: ["dmesg"], "rocminfo": ["rocminfo"], "hipconfig-full": ["hipconfig", "--full"], "rocm-smi-json": ["rocm-smi"],
-        "amd-smi-static-json": ["amd-smi", "static"], "hipinfo": ["hipInfo"]}  # what printed each pasted output
+        "amd-smi-static-json": ["amd-smi", "static"], "hipinfo": ["hipInfo"], "nvidia-smi": ["nvidia-smi"],
+        "devicequery": ["deviceQuery"], "clinfo": ["clinfo"]}  # what printed each pasted output
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")
 
 

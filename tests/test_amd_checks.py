@@ -7,6 +7,7 @@ from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.engine.shells import detect_shell
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret import derive_again
 
 REGISTRY = load_registry(include_plugins=False)
 ROCM63 = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1200",
@@ -260,6 +261,7 @@ def facts_of(os, env, values):
     for key, value in values.items():
         if value is not None:
             facts.set(key, value)
+    derive_again(facts, [key for key, value in values.items() if value is not None])  # gpu.targets from the GPUs
     return facts
 
 

@@ -188,7 +188,7 @@ def test_good_speedup_is_ok_cpu_is_info_and_nothing_is_skip():
 
 
 def test_sweep_chart_in_the_terminal():
-    from rocm_doctor.gpu.bench.render import render
+    from rocm_doctor.report.bench_view import render
 
     res = results({"compare": compare(), "cnn": cnn(), "sweep": sweep()})
     console = Console(record=True, width=130, no_color=True)

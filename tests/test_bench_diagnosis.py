@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rocm_doctor.cli.bench import bench_json
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.gpu.bench.analysis import analyze
 from rocm_doctor.gpu.bench.stage import findings
+from rocm_doctor.report.bench_view import BenchResult
 
 RESULTS = Path(__file__).parent / "fixtures" / "h200" / "bench-matmul-cublas-workspace-results.json"
 
@@ -19,7 +19,7 @@ RESULTS = Path(__file__).parent / "fixtures" / "h200" / "bench-matmul-cublas-wor
 def test_the_measured_switch_is_the_root_of_the_low_matmul():
     results = json.loads(RESULTS.read_text(encoding="utf-8"))
     found = findings(results, Facts(Observations(env={"CUBLAS_WORKSPACE_CONFIG": ":0:0"})))  # the shell it ran in
-    report = bench_json(results, analyze(results), found)
+    report = BenchResult(results, analyze(results), found).document()
     roots = report["diagnosis"]["root_causes"]
     assert roots[0]["finding"].startswith("env-switch-slows") and "bench-matmul-low" in roots[0]["symptoms"]
     low = next(f for f in report["findings"] if f["check"] == "bench-matmul-low")

@@ -271,7 +271,7 @@ def test_every_bench_check_has_a_doc():
 
 def test_render_human_and_bars():
     from rich.console import Console
-    from rocm_doctor.gpu.bench.render import bar, render
+    from rocm_doctor.report.bench_view import bar, render
 
     assert bar(0.5, width=10, plain=True) == "#####....."
     assert bar(0.2, width=10, plain=True, mark=0.6) == "##....|..."

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from rocm_doctor.distributed import expectations
-from rocm_doctor.distributed.envinfo import transport_settings
-from rocm_doctor.distributed.formulas import algbw_gbs, bus_factor, busbw_gbs, op_bytes
+from rocm_doctor.checks import collectives_expectations as expectations
+from rocm_doctor.knowledge.collectives_env import transport_settings
+from rocm_doctor.parsers.collectives_formulas import algbw_gbs, bus_factor, busbw_gbs, op_bytes
 from rocm_doctor.distributed.launch import Watchdogs
 from rocm_doctor.distributed.local import LocalOptions, run_local
 from rocm_doctor.distributed.results import assemble, describe_hang

@@ -302,7 +302,7 @@ def test_the_catalog_file_is_the_shipped_data():
 def test_per_name_data_in_code_names_catalogued_variables():
     """Data keyed by a variable's name beside the code that uses it (the logging the kernels child turns on, the
     MIOpen folders' defaults, the collective transports' rules) adds to catalogued names, never new ones."""
-    from rocm_doctor.distributed import envinfo
+    from rocm_doctor.knowledge import collectives_env as envinfo
     from rocm_doctor.gpu.kernels import liblogs
     from rocm_doctor.probes import miopen_dirs
 

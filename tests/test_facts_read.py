@@ -20,10 +20,6 @@ NOT_FOR_CHECKS = {
     "platform.doctor_python": "the snapshot's record of the doctor's own Python version",
     "platform.version": "the OS build string, shown to a person reading the snapshot",
     "platform.windows_build": "the Windows build, shown to a person reading the snapshot",
-    # The per-GPU targets reading: the kernels stage's override A/B (gpu/kernels/stage.py) and the run comparison
-    # (compare/fields.py) read the fact; checks compute the same reading with the functions its interpreter
-    # exports (checks/amd_common.py imports them), so a case that sets gpu.inventory alone still judges right.
-    "gpu.targets": "the kernels stage and the run comparison",
     # The CPU, gcc and the compiler torch was built with: the versions block of `check -v` and `report`
     # (report/versions.py), as collect_env lists them for a ticket; no verdict depends on them yet.
     "torch.host": "the versions block (report/versions.py)",

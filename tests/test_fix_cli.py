@@ -12,7 +12,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-import rocm_doctor.cli.fix as fix_cli
+from rocm_doctor.cli.app import App
 import rocm_doctor.diagnose as diagnose_mod
 from rocm_doctor.cli.main import cli
 from rocm_doctor.engine.engine import run_one
@@ -69,7 +69,7 @@ def sandbox(tmp_path, monkeypatch):
                       platform={"os": "linux"}), facts
 
     monkeypatch.setattr(diagnose_mod, "diagnose", fake_diagnose)
-    monkeypatch.setattr(fix_cli, "_interactive", lambda: False)
+    monkeypatch.setattr(App, "interactive", property(lambda app: False))
 
     def run(*args, input=None):
         return CliRunner().invoke(cli, ["fix", *args], input=input, catch_exceptions=False)
@@ -155,7 +155,7 @@ def test_refuses_for_real_when_stdin_is_not_a_tty(doctor, tmp_path):
 
 
 def test_interactive_confirmation(sandbox, monkeypatch):
-    monkeypatch.setattr(fix_cli, "_interactive", lambda: True)
+    monkeypatch.setattr(App, "interactive", property(lambda app: True))
     declined = sandbox.run("--no-verify", input="n\n")
     assert declined.exit_code == 1 and "Nothing was changed" in declined.output
     assert not sandbox.rc.exists()

@@ -11,7 +11,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-import rocm_doctor.cli.fix as fix_cli
+from rocm_doctor.cli.app import App
 import rocm_doctor.diagnose as diagnose_mod
 from rocm_doctor.cli.main import cli
 from rocm_doctor.engine import remedy as S
@@ -102,7 +102,7 @@ def sandbox(tmp_path, monkeypatch):
         return Report(findings=[finding], target={"python": sys.executable}, platform={"os": "linux"}), facts
 
     monkeypatch.setattr(diagnose_mod, "diagnose", fake_diagnose)
-    monkeypatch.setattr(fix_cli, "_interactive", lambda: False)
+    monkeypatch.setattr(App, "interactive", property(lambda app: False))
     return home / ".bashrc"
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_doctor.distributed.fleet import FLEET_KIND, diff, render_table
+from rocm_doctor.distributed.fleet import FLEET_KIND, diff
+from rocm_doctor.report.fleet_view import render_table
 
 FLEET = Path(__file__).parent / "fixtures" / "fleet"
 NODES = ["gpu-node-01", "gpu-node-02", "gpu-node-03"]

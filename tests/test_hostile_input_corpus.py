@@ -23,6 +23,8 @@ SNAP = TESTS / "snapshots" / "linux-rx6600xt-gfx1032-override-11.0.0.json"
 NODE = TESTS / "fixtures" / "fleet" / "gpu-node-01.json"
 LOG = b"RuntimeError: HIP error: hipErrorNoBinaryForGpu\n"
 # run as `python -c PATCHED PRELUDE ARGS...`: a limit made small enough for a test, then the real entry point
+HUNG_TOOLS = ("nvidia-smi", "amd-smi", "rocm-smi", "rocminfo", "hipconfig", "rocm_agent_enumerator", "amdgpu-arch",
+              "lspci", "dkms", "mokutil", "modinfo", "journalctl", "dmesg", "dpkg-query", "rpm")
 PATCHED = "import sys; exec(sys.argv.pop(1)); sys.argv[0] = 'rocm-doctor'; from rocm_doctor.cli.main import main; main()"
 
 
@@ -58,6 +60,10 @@ def cases(tmp: Path, fake_python) -> list[Case]:
         (tools / name).mkdir()
         (tools / name / ("hipconfig" if name == "hang" else "rocminfo")).write_text(f"#!/bin/sh\n{script}\n")
         (tools / name / ("hipconfig" if name == "hang" else "rocminfo")).chmod(0o755)
+    (tools / "all-hang").mkdir()
+    for name in HUNG_TOOLS:
+        (tools / "all-hang" / name).write_text("#!/bin/sh\nexec sleep 600\n")
+        (tools / "all-hang" / name).chmod(0o755)
     segv = fake_python("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", name="segv")
     hang = fake_python("import time\n__version__ = '2.5.1+rocm6.2'\nclass version:\n    hip = '6.2'\n    cuda = None\n"
                        "class cuda:\n    @staticmethod\n    def is_available():\n        time.sleep(600)\n", name="hang")
@@ -100,6 +106,8 @@ def cases(tmp: Path, fake_python) -> list[Case]:
         out.append(Case(f"bad input: {name}", argv, refused=True))
     out += [
         Case("hipconfig never exits", ["check", "--json", "--command-timeout", "2"], env=tool_path("hang")),
+        Case("every GPU and system tool never exits", ["check", "--json", "--no-gpu", "--command-timeout", "2"],
+             env=tool_path("all-hang")),
         Case("rocminfo prints invalid UTF-8", ["check", "--json"], env=tool_path("utf8")),
         Case("rocminfo prints 50 MB", ["check", "--json"], env=tool_path("flood")),
         Case("import torch segfaults", ["check", "--json", "--python", str(segv)]),
@@ -154,8 +162,10 @@ def test_the_hostile_input_corpus(tmp_path, isolated_env, fake_bin, fake_python)
                    (r["rc"] != 2 or len(r["stderr"].strip().splitlines()) != 1)]
     not_refused += [f"{n}: rc {r['rc']}" for n, r in results.items() if by_name[n].usage and
                     (r["rc"] != 2 or len(r["stderr"].strip().splitlines()) != 1 or "error:" not in r["stderr"])]
-    assert (len(corpus), tracebacks, hangs, bad_codes, not_refused) == (51, [], [], [], [])
+    assert (len(corpus), tracebacks, hangs, bad_codes, not_refused) == (52, [], [], [], [])
     assert results["--log - from a pipe"]["rc"] == 1 and "hip-no-binary-for-gpu" in results["--log - from a pipe"]["stdout"]
     assert "hip-no-binary-for-gpu" in results["--log <(…)"]["stdout"]
+    # one 2 s timeout for all the hung tools, not one each (docs/security.md); generous for four runs at a time
+    assert results["every GPU and system tool never exits"]["seconds"] < 12
     slow = {n: r["seconds"] for n, r in results.items() if r["seconds"] > 20}
     assert slow == {}, "an input that should be refused at once took long"

@@ -9,15 +9,14 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.gpu.kernels.stage import judge
 from rocm_doctor.engine.pipeline import apply_evidence
 from rocm_doctor.interpret.stage_results import interpret
-from rocm_doctor.gpu.kernels.verdicts import analyse, kernel_evidence, signature_matches
-
-
-def apply_kernel_evidence(findings, stage):
-    return apply_evidence(list(findings), kernel_evidence(stage))
-
+from rocm_doctor.gpu.kernels.signatures import analyse, signature_matches
 import importlib
 
 gpu_confirm = importlib.import_module("rocm_doctor.checks.gpu_confirm")
+
+
+def apply_kernel_evidence(findings, stage):
+    return apply_evidence(list(findings), gpu_confirm.GpuKernelsFailed().evidence_on(facts_with(stage)))
 
 
 def ok(case, category="matmul"):
@@ -191,8 +190,9 @@ def test_invalid_device_function_confirms_and_strengthens():
     failing = {"case": "mm-float16", "category": "matmul", "outcome": "error",
                "error": "RuntimeError: HIP error: invalid device function"}
     stage = stage_of(suite_of(ok("alloc-fill", "memory"), failing))
-    assert stage["analysis"]["confirmed"] == {"gfx-not-in-torch-arch-list": ["mm-float16"]}
-    assert "gfx-not-in-torch-arch-list" not in stage["analysis"]["refuted"]
+    evidence = gpu_confirm.GpuKernelsFailed().evidence_on(facts_with(stage))
+    assert evidence["gfx-not-in-torch-arch-list"]["cases"] == ["mm-float16"]
+    assert "refuted" not in evidence["gfx-not-in-torch-arch-list"]
     [finding] = apply_kernel_evidence([static("gfx-not-in-torch-arch-list", Status.WARN)], stage)
     assert finding.status is Status.FAIL and finding.confirmed_by[0]["cases"] == ["mm-float16"]
     assert finding.confirmed_by[0]["status_before"] == "warn"

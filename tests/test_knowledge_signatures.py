@@ -10,7 +10,10 @@ from rocm_doctor.knowledge.store import load
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROWS = load("error_signatures.json")["signatures"]
-CHECKS = {"amdgpu-dkms-not-built", "amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout",
+CHECKS = {"amdgpu-dkms-not-built", "amdgpu-init-failed", "gpu-peer-access-missing", "secure-boot-blocks-amdgpu",
+          "windows-driver-too-old", "bench-bf16-slow", "gpu-visibility-env",
+          "gpu-runtime-refuses", "process-address-space-limited", "amdgpu-firmware-not-answering",
+          "nccl-transport-disabled", "amdgpu-gpu-reset", "amdgpu-firmware-missing", "amdgpu-page-fault", "amdgpu-ring-timeout",
           "container-gpu-devices", "container-shm-small", "dll-shadowing", "gfx-not-in-torch-arch-list",
           "gfx-support-matrix", "gpu-compute-mode-restricted", "gpu-hang-power-state", "gpu-kernels-failed",
           "gpu-memory-held", "hip-runtime-mismatch", "hiprtc-headers-missing", "hsa-override-gfx-version",
@@ -67,3 +70,14 @@ def test_every_signature_check_is_a_registered_check():
     missing = {(row["id"], check) for row in ROWS for check in [row["check"], *row.get("related", ())]
                if check not in registered}
     assert not missing
+
+
+def test_no_signature_is_slow_on_a_long_line():
+    """A log line of a few hundred kB (a binary dump, a minified blob) must not make a pattern backtrack for minutes:
+    a pattern that starts with an unanchored run is quadratic in the line's length."""
+    import time
+
+    start = time.perf_counter()
+    for filler in ("x", " ", "a ", "|", "/opt/rocm", "'"):
+        signatures.match(filler * (200_000 // len(filler)))
+    assert time.perf_counter() - start < 20

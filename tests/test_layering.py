@@ -49,35 +49,12 @@ LAYERS = [
     ("cli", {"cli", "__main__"}),
 ]
 MODULE_LAYERS = {
-    f"{ROOT}.distributed.cli_bench": "report",  # renders the collectives' table
     f"{ROOT}.distributed.fleet": "history",  # compares the nodes' reports
     f"{ROOT}.distributed.__main__": "cli",  # the torchrun entry point
 }
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 CHECKS_MAY_IMPORT = ("engine", "facts", "knowledge", "parsers")
 
-# Known violations, each being removed; delete an entry (and then this set) once its import is gone.
-KNOWN_VIOLATIONS = {
-    ("rocm_doctor.stages", "rocm_doctor.cli.bench"),  # stages run the bench through cli/; moving to a Stage
-    # Verdicts still computed outside checks/: the bench analysis, the kernel refutations, the collectives'
-    # expectations, and the Windows path helpers the Windows checks share with the interpreters.
-    ("rocm_doctor.checks.bench", "rocm_doctor.gpu.bench.analysis"),
-    ("rocm_doctor.checks.bench", "rocm_doctor.gpu.bench.verdicts"),
-    ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.analysis"),
-    ("rocm_doctor.checks.perf_switches", "rocm_doctor.gpu.bench.switches"),
-    ("rocm_doctor.checks.gpu_confirm", "rocm_doctor.gpu.kernels.verdicts"),
-    ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.expectations"),
-    ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.envinfo"),
-    ("rocm_doctor.checks.collectives", "rocm_doctor.distributed.formulas"),
-    ("rocm_doctor.checks.windows_dlls", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_env", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_env", "rocm_doctor.windows.envscopes"),
-    ("rocm_doctor.checks.windows_hip", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_hip", "rocm_doctor.windows.stack"),
-    ("rocm_doctor.checks.windows_vs", "rocm_doctor.windows.paths"),
-    ("rocm_doctor.checks.windows_vs", "rocm_doctor.windows.stack"),
-    ("rocm_doctor.checks.amd_common", "rocm_doctor.interpret.gpu_targets"),  # checks still recompute gpu.targets
-}
 
 
 def package(module: str) -> str:
@@ -206,7 +183,7 @@ def test_layer_rule(rule):
     broken = [f"{MODULES[module][0].relative_to(REPO)}:{line}: {module} imports {target}, but {name}"
               for module, targets in sorted(GRAPH.items()) if applies(module)
               for target, line, _ in targets
-              if not allowed(module, target) and (module, target) not in KNOWN_VIOLATIONS]
+              if not allowed(module, target)]
     assert not broken, "\n".join(broken)
 
 
@@ -278,7 +255,7 @@ def test_no_package_cycles():
     edges: dict[str, set[str]] = {}
     for module, targets in GRAPH.items():
         for target, _, typing_only in targets:
-            if not typing_only and unit(module) != unit(target) and (module, target) not in KNOWN_VIOLATIONS:
+            if not typing_only and unit(module) != unit(target):
                 edges.setdefault(unit(module), set()).add(unit(target))
     found = cycles({name: sorted(targets) for name, targets in edges.items()})
     assert not found, "package cycles:\n" + "\n".join(" -> ".join(circle) for circle in found)
@@ -286,7 +263,7 @@ def test_no_package_cycles():
 
 def test_no_import_cycles():
     edges = {module: [target for target, _, typing_only in targets
-                      if not typing_only and (module, target) not in KNOWN_VIOLATIONS]
+                      if not typing_only]
              for module, targets in GRAPH.items()}
     found = cycles(edges)
     assert not found, "import cycles:\n" + "\n".join(" -> ".join(circle) for circle in found)

@@ -10,6 +10,7 @@ from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret import derive_again
 from rocm_doctor.knowledge import currency, os_support, support
 
 REGISTRY = load_registry(include_plugins=False)
@@ -31,6 +32,7 @@ def run(check_id, values, os="linux"):
     facts.set("platform.os", os)
     for key, value in values.items():
         facts.set(key, value)
+    derive_again(facts, values)  # gpu.targets from the GPUs
     return run_one(REGISTRY.by_id(check_id), facts)
 
 

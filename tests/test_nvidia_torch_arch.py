@@ -165,10 +165,22 @@ def test_the_snapshot_holds_the_capability_torch_printed():
 
 
 def test_kernels_that_fail_with_no_kernel_image_confirm_it_and_a_clean_gpu_run_refutes_it():
-    from rocm_doctor.gpu.kernels import verdicts
+    import importlib
+
+    from rocm_doctor.facts.facts import Facts
+    from rocm_doctor.facts.observations import Observations
+    from rocm_doctor.gpu.kernels.signatures import analyse
+
+    judge = importlib.import_module("rocm_doctor.checks.gpu_confirm").GpuKernelsFailed()
+
+    def evidence(suite):
+        analyse(suite)
+        facts = Facts(Observations())
+        facts.set("gpu.kernels", {"ran": True, "suite": suite})
+        return judge.evidence_on(facts)
 
     error = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
     failed = {"hello": {"device_type": "cuda"}, "results": [{"case": "matmul-float32", "outcome": "error", "error": error}]}
-    assert verdicts.analyse(failed)["confirmed"] == {CHECK: ["matmul-float32"]}
+    assert evidence(failed)[CHECK]["cases"] == ["matmul-float32"]
     clean = {"hello": {"device_type": "cuda"}, "results": [{"case": f"case-{i}", "outcome": "ok"} for i in range(12)]}
-    assert CHECK in verdicts.analyse(clean)["refuted"]
+    assert evidence(clean)[CHECK]["refuted"]

@@ -82,3 +82,11 @@ def test_a_variable_a_command_sets_is_read_but_an_errors_advice_is_not():
                             "For debugging consider passing AMD_SERIALIZE_KERNEL=3\n")
     assert [(e["variable"], e["value"]) for e in parsed["env"]] == [("HIP_VISIBLE_DEVICES", "")]
     assert parse_programs(OLLAMA_ENV)["env"][0]["variable"] == "HSA_OVERRIDE_GFX_VERSION"  # unset ones skipped
+
+
+def test_a_package_manager_paste_shows_linux():
+    """zypper's and dnf's own words (https://github.com/ROCm/legacy-rocm-build/issues/1999,
+    https://github.com/negativo17/nvidia-driver/issues/162) say Linux though no path does."""
+    assert platform_of("mate@MATTY-GA402RK:~> sudo zypper install amdgpu-dkms rocm-hip-libraries\n"
+                       "Resolving package dependencies...\n") == "linux"
+    assert platform_of("$ sudo dnf module install nvidia-driver:open-dkms \n") == "linux"

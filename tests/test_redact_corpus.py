@@ -219,7 +219,7 @@ def test_every_output_of_a_live_run(doctor, isolated_env, fake_bin, tmp_path):
 
 def test_fleet_node_reports_name_secret_variables_only_as_set():
     from rocm_doctor.distributed import fleet
-    from rocm_doctor.distributed.envinfo import relevant_env
+    from rocm_doctor.knowledge.collectives_env import relevant_env
 
     env = {"NCCL_DEBUG": "INFO", "HIP_API_KEY": "hip-key-planted-1", "NCCL_IB_PASSWORD": "ib-pass-planted-2"}
     nodes = [fleet.node_report({"findings": []}, {"env": relevant_env(dict(env, NCCL_DEBUG=level))}, {"host": name})

@@ -12,7 +12,8 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import interpret
 from rocm_doctor.probes import probe_modules, windows_env, windows_hip, windows_vs
 from rocm_doctor.probes._base import ProbeContext, Recorder
-from rocm_doctor.windows import envscopes, paths
+from rocm_doctor.knowledge import windows_scopes as envscopes
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.host import RegistryKeyMissing, WindowsHost, default_host
 from rocm_doctor.probes.windows_record import WindowsRecorder
 from rocm_doctor.windows.testing import FakeWindowsHost, ok

@@ -18,7 +18,7 @@ from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret import interpret
+from rocm_doctor.interpret import derive_again, interpret
 from rocm_doctor.probes._target import TargetError, choose_python
 from rocm_doctor.report.human import render
 from rocm_doctor.report.model import Report
@@ -33,6 +33,7 @@ def _facts(values: dict, os_name: str = "linux") -> Facts:
     facts.set("platform.os", os_name)
     for key, value in values.items():
         facts.set(key, value)
+    derive_again(facts, values)  # gpu.targets from the GPUs
     return facts
 
 
@@ -132,12 +133,15 @@ def test_fleet_diff_unwritable_output_and_malformed_report(tmp_path):
     assert "is not a node, fleet or check report; ignored" in result.output
 
 
-def test_kernels_render_when_the_child_never_said_hello(capsys):
-    from rocm_doctor.cli.kernels import render as render_kernels
+def test_kernels_render_when_the_child_never_said_hello():
+    from rich.console import Console
 
+    from rocm_doctor.report.kernels_view import render as render_kernels
+
+    console = Console(record=True, width=120, no_color=True)
     stage = {"python": "/p", "suite": {"device": "cuda", "fatal": {"stage": "device", "error": "no GPU"}, "counts": {}}}
-    render_kernels(stage, [Finding(id="x", check="x", status=Status.FAIL, title="t", message="m")])
-    out = capsys.readouterr().out
+    render_kernels(console, stage, [Finding(id="x", check="x", status=Status.FAIL, title="t", message="m")])
+    out = console.export_text()
     assert "torch None" not in out and "no case ran" in out
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from rocm_doctor.cli.checks_list import listing
+from rocm_doctor.report.checks_view import listing
 from rocm_doctor.diagnose import Options, diagnose
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.report.human import render

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
-import sys
 from typing import Any, Optional
 
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError, console
-from rocm_doctor.cli.options import DeviceChoice, exit_for, fail_on_option, python_option
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, DoctorUsageError, pass_app
+from rocm_doctor.cli.options import DeviceChoice, fail_on_option, python_option
 from rocm_doctor.gpu.bench.plan import PRESETS, SECTION_ORDER, TITLES
 
 FIGURES = (("median_tflops", "TFLOP/s"), ("tflops", "TFLOP/s"), ("median_gbs", "GB/s"), ("gbs", "GB/s"),
@@ -31,9 +29,9 @@ def _describe(record: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def run_with_progress(python: str, preset: str, device: str, device_index: int, sections=(),
+def run_with_progress(app, python: str, preset: str, device: str, device_index: int, sections=(),
                       show_progress: bool = True) -> dict[str, Any]:
-    """Run the benchmark, the live GPU state sampled around each section; a rich progress display on stderr when
+    """Run the benchmark, the live GPU state sampled around each section; the app's progress bar on stderr when
     asked for and stderr is a terminal."""
     from rocm_doctor.gpu.bench import plan as plans
     from rocm_doctor.gpu.bench import session
@@ -43,37 +41,24 @@ def run_with_progress(python: str, preset: str, device: str, device_index: int, 
     plan = plans.build(preset, tuple(sections), device=device)
     run = functools.partial(session.run, python, plan, device=device, device_index=device_index, preset=preset,
                             sample=sampler(os.environ, detect_os()))
-    if not (show_progress and sys.stderr.isatty()):
-        return run()
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    with app.bar("starting the benchmark child (importing torch)", len(plan), "sections",
+                 enabled=show_progress) as bar:
+        if bar is None:
+            return run()
 
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                        TextColumn("{task.completed}/{task.total} sections"), TimeElapsedColumn(),
-                        console=console(stderr=True), transient=True)
-    task = progress.add_task("starting the benchmark child (importing torch)", total=len(plan))
+        def on_record(record: dict[str, Any]) -> None:
+            kind, section = record.get("bench"), record.get("section")
+            title = TITLES.get(section, section or "")
+            if kind == "section_start":
+                bar.describe(f"{title}")
+            elif kind in ("section_end", "section_timeout"):
+                bar.advance()
+            elif kind == "device" and record.get("name"):
+                bar.describe(f"measuring on {record['name']}")
+            elif section and kind not in ("section_error",):
+                bar.describe(f"{title}: {_describe(record)}")
 
-    def on_record(record: dict[str, Any]) -> None:
-        kind, section = record.get("bench"), record.get("section")
-        title = TITLES.get(section, section or "")
-        if kind == "section_start":
-            progress.update(task, description=f"{title}")
-        elif kind in ("section_end", "section_timeout"):
-            progress.advance(task)
-        elif kind == "device" and record.get("name"):
-            progress.update(task, description=f"measuring on {record['name']}")
-        elif section and kind not in ("section_error",):
-            progress.update(task, description=f"{title}: {_describe(record)}")
-
-    with progress:
         return run(on_record=on_record)
-
-
-def bench_json(results: dict[str, Any], analysis: dict[str, Any], findings: list) -> dict[str, Any]:
-    from rocm_doctor.engine import diagnosis
-    from rocm_doctor.report.envelope import envelope
-
-    return envelope("bench", elapsed_s=results.get("elapsed_s"), results=results, analysis=analysis,
-                    diagnosis=diagnosis.build(findings).to_dict(), findings=[f.to_dict() for f in findings])
 
 
 def nothing_ran(results: dict[str, Any]) -> Optional[str]:
@@ -97,36 +82,65 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
               help="Measure collectives across every local GPU instead (all-reduce, all-gather, broadcast; peer copies).")
 @click.option("-v", "--verbose", is_flag=True, help="Show every line, including explanations of good figures.")
 @fail_on_option
-def command(quick, as_json, python, device, device_index, sections, preset, verbose, fail_on, collectives=False):
+@pass_app
+def command(app, quick, as_json, python, device, device_index, sections, preset, verbose, fail_on, collectives=False):
     """Measure matmul, memory, launch, attention and an LLM-shaped decoder against what this GPU should do."""
     from rocm_doctor.facts.facts import Facts
     from rocm_doctor.facts.observations import Observations
     from rocm_doctor.gpu.bench.analysis import analyze
     from rocm_doctor.gpu.bench.stage import findings as bench_findings
     from rocm_doctor.probes import TargetError, choose_python
+    from rocm_doctor.report.bench_view import BenchResult
 
     try:
         target, _reason = choose_python(python, os.environ)
     except TargetError as exc:
         raise DoctorUsageError(str(exc)) from None
     preset = preset or ("quick" if quick else "full")
+    app.use("json" if as_json else "human", verbose=verbose)
     if collectives:  # several GPUs (rocm_doctor.distributed): replaces the single-GPU sections
-        from rocm_doctor.distributed.cli_bench import bench_collectives
-
-        raise SystemExit(bench_collectives(target, preset, device, as_json=as_json, verbose=verbose))
-    results = run_with_progress(target, preset, device, device_index, sections, show_progress=not as_json)
+        bench_collectives(app, target, preset, device)
+    results = run_with_progress(app, target, preset, device, device_index, sections, show_progress=not as_json)
     analysis = analyze(results)
     findings = bench_findings(results, Facts(Observations(env=dict(os.environ))))
     why = nothing_ran(results)
-    if as_json:
-        click.echo(json.dumps(bench_json(results, analysis, findings), indent=1, default=str))
-    elif not why:
-        from rocm_doctor.gpu.bench.render import render
-
-        render(console(), results, analysis, findings, verbose=verbose)
+    if as_json or not why:
+        app.show(BenchResult(results, analysis, findings))
     if why:
         raise DoctorUsageError(cannot_run(results, why, target, device))
-    raise SystemExit(exit_for(findings, fail_on))
+    app.exit(app.code_for(findings, fail_on))
+
+
+def bench_collectives(app, python: str, preset: str, device: str) -> None:
+    """The local collectives across every GPU, shown and judged: 2 when they could not run, else 1 for a warning
+    or worse (--fail-on does not apply to them)."""
+    from rocm_doctor.distributed.local import LocalOptions, run_local
+    from rocm_doctor.distributed.stage import judge
+    from rocm_doctor.facts.facts import Facts
+    from rocm_doctor.facts.observations import Observations
+    from rocm_doctor.report.collectives_view import CollectivesResult
+
+    with app.status("collectives: starting one process per GPU", enabled=app.format != "json") as status:
+        results = run_local(python, LocalOptions(device=device, preset=preset,
+                                                 on_record=_collective_progress(status) if status else None))
+    findings = judge(results, Facts(Observations(env=dict(os.environ))), ids=None)
+    app.show(CollectivesResult(python, results, findings))
+    if not results.get("ran"):
+        if app.format != "json":
+            app.error(f"the collectives could not run: {results.get('detail')}")
+        app.exit(EXIT_CANNOT_RUN)
+    app.exit(app.code_for(findings, "warn"))
+
+
+def _collective_progress(update):
+    """The status line names the collective rank 0 is timing now."""
+    from rocm_doctor.parsers.collectives_formulas import human_bytes
+
+    def show(record: dict) -> None:
+        if record.get("coll") == "begin" and record.get("phase") == "timed" and str(record.get("rank")) == "0":
+            update(f"collectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
+
+    return show
 
 
 def cannot_run(results: dict[str, Any], why: str, target: str, device: str) -> str:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError, console
-from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_timeout_option, exit_for, fail_on_option,
+from rocm_doctor.cli.app import DoctorUsageError, pass_app
+from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_timeout_option, fail_on_option,
                                      python_option, run_env_options, stage_options, target_args,
                                      torch_timeout_option)
 
@@ -32,10 +32,10 @@ from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_time
 @stage_options
 @torch_timeout_option
 @command_timeout_option
-def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
+@pass_app
+def command(app, as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
             command_timeout, log_file, collectives, no_history, unit=None, user_unit=None, kernel=None):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
-    from rocm_doctor.cli.progress import stage_progress
     from rocm_doctor.diagnose import Options, diagnose
     from rocm_doctor.engine.engine import UnknownCheckError
     from rocm_doctor.facts.snapshot import SnapshotError
@@ -48,10 +48,10 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
                       log=read_log(log_file) if log_file is not None else None,
                       stages=chosen_stages(no_gpu, bench, collectives),
                       run_target=chosen_run_env(unit, user_unit, kernel, from_file),
-                      meanwhile=importer("rocm_doctor.report.json_report" if as_json else "rocm_doctor.report.human",
+                      meanwhile=importer("rocm_doctor.report.results" if as_json else "rocm_doctor.report.human",
                                          *(() if from_file is not None or no_history else ("rocm_doctor.history.annotate",))))
     try:
-        with stage_progress(enabled=not as_json, first="diagnosing: loading the checks") as progress:
+        with app.status("diagnosing: loading the checks", enabled=not as_json) as progress:
             options.progress = progress
             report, facts = diagnose(options)
     except (SnapshotError, TargetError, UnknownCheckError) as exc:
@@ -61,18 +61,12 @@ def command(as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, on
 
         note = after_check(report, facts, add=not only and not skip)  # a partial run is no baseline
         if note:
-            click.echo(f"rocm-doctor: note: {note}", err=True)
+            app.note(note)
+    from rocm_doctor.report.results import DiagnosisResult
 
-    if as_json:
-        from rocm_doctor.report.json_report import render
-
-        click.echo(render(report))
-    else:
-        from rocm_doctor.report.human import render
-
-        render(report, console(), verbose=verbose,
-               again=target_args(python, unit, user_unit, kernel, from_file))
-    raise SystemExit(exit_for(report.findings, fail_on))
+    app.use("json" if as_json else "human", verbose=verbose)
+    app.show(DiagnosisResult(report, facts, again=target_args(python, unit, user_unit, kernel, from_file)))
+    app.exit(app.code_for(report.findings, fail_on))
 
 
 def importer(*names: str):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorGroup, DoctorUsageError
+from rocm_doctor.cli.app import DoctorGroup, DoctorUsageError, pass_app
 
 
 @click.group("data", cls=DoctorGroup)
@@ -19,14 +18,17 @@ def command():
 @command.command("show")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with every source).")
 @click.option("--sources", is_flag=True, help="List every table's sources: title, address, version, date read, quote.")
-def show(as_json, sources):
+@pass_app
+def show(app, as_json, sources):
     """Version and date of the data in use, where it comes from, and a line per table (--sources lists what each
     table was read from)."""
     from rocm_doctor.knowledge import update
 
     info = _describe()
     if as_json:
-        click.echo(json.dumps(info, indent=2))
+        from rocm_doctor.report.results import DataResult
+
+        app.show(DataResult(info), "json")
         return
     active = info["active"]
     click.echo(f"Data in use: {active['origin']} — version {active.get('data_version') or 'unknown'}"
@@ -56,25 +58,27 @@ def show(as_json, sources):
 @click.option("--allow-http", is_flag=True, help="Accept a plain http URL (the signature is still required).")
 @click.option("--allow-index-host", "hosts", multiple=True, metavar="HOST",
               help="Accept wheel-index URLs on HOST too (default: only the hosts the shipped data uses).")
-def update_cmd(url, allow_http, hosts):
+@pass_app
+def update_cmd(app, url, allow_http, hosts):
     """Download the latest data bundle, verify its signature and tables, and install it for this user."""
     from rocm_doctor.knowledge import http, update
 
     url = url or update.default_url()
     if allow_http and url.lower().startswith("http:"):
-        click.echo("rocm-doctor: warning: fetching data over plain http: anyone on the way can see it and hold it "
-                   "back; only the signature protects it", err=True)
+        app.warn("fetching data over plain http: anyone on the way can see it and hold it back; only the signature "
+                 "protects it")
     try:
         result = update.update(url, allow_http=allow_http, allow_hosts=hosts)
     except update.UpdateError as exc:
         raise DoctorUsageError(f"data update from {http.display_url(url)} failed: {exc}; "
                                "the data in use is unchanged") from None
-    click.echo(f"installed data version {result['data_version']} ({result['generated']}) "
+    app.write(f"installed data version {result['data_version']} ({result['generated']}) "
                f"with {len(result['files'])} tables in {result['folder']}, signed by {result['signed_by']}")
 
 
 @command.command("reset")
-def reset():
+@pass_app
+def reset(app):
     """Remove the downloaded data; the embedded data is used again."""
     from rocm_doctor.knowledge import update
 
@@ -82,7 +86,7 @@ def reset():
         removed = update.uninstall()
     except update.UpdateError as exc:
         raise DoctorUsageError(f"data reset: {exc}") from None
-    click.echo("downloaded data removed; using the embedded data" if removed else "no downloaded data installed")
+    app.write("downloaded data removed; using the embedded data" if removed else "no downloaded data installed")
 
 
 @command.command("pack")
@@ -90,7 +94,8 @@ def reset():
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True)
 @click.option("--sign", "key", type=click.Path(path_type=Path, dir_okay=False), metavar="KEY.pem",
               help="Ed25519 private key (PKCS#8 PEM, `openssl genpkey -algorithm ed25519`) to sign with.")
-def pack(data_dir, output, key):
+@pass_app
+def pack(app, data_dir, output, key):
     """Release tooling: bundle DATA_DIR (with its manifest.json) into OUTPUT, OUTPUT.sha256 and, with --sign,
     OUTPUT.sig (`data update` installs only signed packs)."""
     from rocm_doctor import safefile
@@ -107,14 +112,14 @@ def pack(data_dir, output, key):
     except (OSError, ValueError, KeyError, update.UpdateError, signing.SignatureError) as exc:
         raise DoctorUsageError(f"cannot pack {data_dir}: {exc}") from None
     if seed is None:
-        click.echo(f"wrote {output} and {output.name}.sha256 (unsigned: data update refuses it until it is signed)")
+        app.write(f"wrote {output} and {output.name}.sha256 (unsigned: data update refuses it until it is signed)")
         return
 
     public = signing.public_key(seed)
     kid = signing.key_id(public)
     trusted = signing.TRUSTED_KEYS.get(kid)
     who = trusted["signer"] if trusted else f"not trusted yet: add public key {public.hex()} to knowledge/signing.py"
-    click.echo(f"wrote {output}, {output.name}.sha256 and {output.name}{signing.SUFFIX}; signed with key {kid} ({who})")
+    app.write(f"wrote {output}, {output.name}.sha256 and {output.name}{signing.SUFFIX}; signed with key {kid} ({who})")
 
 
 def _describe() -> dict:

@@ -6,11 +6,9 @@ above), 2 could not compare (no runs, an unknown id, an unreadable file).
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, console
+from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, pass_app
 from rocm_doctor.cli.options import FAIL_ON
 
 
@@ -24,7 +22,8 @@ from rocm_doctor.cli.options import FAIL_ON
               help="List the stored runs: id, date, verdict, what each diagnosed (which Python), root causes.")
 @click.option("--fail-on", type=click.Choice(("change",) + FAIL_ON), default="change", show_default=True,
               help="What makes the exit code 1: any relevant change, or a check that got worse, reaching warn or fail.")
-def command(older, newer, as_json, fmt, list_runs, fail_on):
+@pass_app
+def command(app, older, newer, as_json, fmt, list_runs, fail_on):
     """Compare two runs: a stored run's id, a date (the last run that day) or a snapshot/report file; by default
     the last healthy run and the newest."""
     from rocm_doctor.fix.journal import JournalError, trusted_state_dir
@@ -32,35 +31,27 @@ def command(older, newer, as_json, fmt, list_runs, fail_on):
 
     if as_json and fmt not in (None, "json"):
         raise DoctorUsageError(f"--json and --format {fmt} ask for two formats; give one")
-    fmt = "json" if as_json else (fmt or "human")
+    app.use("json" if as_json else (fmt or "human"))
     try:
         state = trusted_state_dir()
     except JournalError as exc:
         raise DoctorUsageError(str(exc)) from None
     runs, unreadable = store.runs(store.folder(state))
     for path in unreadable:
-        click.echo(f"rocm-doctor: warning: {path} is not a stored run this rocm-doctor can read; ignored", err=True)
+        app.warn(f"{path} is not a stored run this rocm-doctor can read; ignored")
     if list_runs:
-        _list(runs, fmt)
-        raise SystemExit(EXIT_OK)
+        _list(app, runs)
+        app.exit(EXIT_OK)
     try:
         a, b = sides.choose(older, newer, runs, store.folder(state))
     except sides.HistoryError as exc:
         raise DoctorUsageError(str(exc)) from None
     from rocm_doctor.engine.registry import load_registry
+    from rocm_doctor.report.results import DiffResult
 
     doc = rundiff.document(rundiff.judge(a), rundiff.judge(b), load_registry().checks, state)
-    if fmt == "json":
-        click.echo(json.dumps(doc, indent=1, default=str))
-    elif fmt == "markdown":
-        from rocm_doctor.report.diff_render import render_markdown
-
-        click.echo(render_markdown(doc))
-    else:
-        from rocm_doctor.report.diff_render import render_human
-
-        render_human(doc, console())
-    raise SystemExit(EXIT_PROBLEMS if _fails(doc, fail_on) else EXIT_OK)
+    app.show(DiffResult(doc))
+    app.exit(EXIT_PROBLEMS if _fails(doc, fail_on) else EXIT_OK)
 
 
 def _fails(doc, fail_on: str) -> bool:
@@ -74,17 +65,10 @@ def _fails(doc, fail_on: str) -> bool:
                for f in doc.get("findings") or [])
 
 
-def _list(runs, fmt: str) -> None:
+def _list(app, runs) -> None:
     from rocm_doctor.history.sides import describe
+    from rocm_doctor.report.results import RunListResult
 
     rows = [{"run": r.id, "created_at": r.created_at, "verdict": r.verdict, "diagnosed": describe(r.subject),
              "subject": r.subject, "root_causes": [c.get("finding") for c in r.root_causes]} for r in runs]
-    if fmt == "json":
-        from rocm_doctor.report.envelope import envelope
-
-        click.echo(json.dumps(envelope("history", runs=rows), indent=1))
-        return
-    from rocm_doctor.report.diff_render import run_list_lines
-
-    for line in run_list_lines(rows, markdown=fmt == "markdown"):
-        click.echo(line)
+    app.show(RunListResult(rows))

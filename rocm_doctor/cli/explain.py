@@ -2,33 +2,26 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError, console
+from rocm_doctor.cli.app import DoctorUsageError, pass_app
 
 
 @click.command("explain")
 @click.argument("check_id")
-def command(check_id):
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the check's id, title, severity, "
+                                                     "platforms and documentation.")
+@pass_app
+def command(app, check_id, as_json):
     """Show the documentation of one check (ids from `rocm-doctor checks`; a finding id like ID:subject works too)."""
     from rocm_doctor.engine.engine import did_you_mean
     from rocm_doctor.engine.registry import check_doc, load_registry
+    from rocm_doctor.report.results import ExplainResult
 
     registry = load_registry()
     check = registry.by_id(check_id.split(":", 1)[0])
     if check is None:
         hint = did_you_mean(check_id.split(":", 1)[0], registry.ids())
         raise DoctorUsageError(f"unknown check id: {check_id}{hint or '; rocm-doctor checks lists them'}")
-    doc = check_doc(check)
-    header = f"{check.id} — {check.title}  [severity {check.severity.value}; {', '.join(p.value for p in check.platforms)}]"
-    if not sys.stdout.isatty():  # plain text: no need to load rich's Markdown renderer
-        click.echo(f"{header}\n\n{doc or 'No documentation is available for this check.'}")
-        return
-    from rich.markdown import Markdown
-
-    out = console()
-    out.print(header)
-    out.print()
-    out.print(Markdown(doc) if doc else "No documentation is available for this check.")
+    app.use("json" if as_json else "human")
+    app.show(ExplainResult(check, check_doc(check)))

@@ -7,14 +7,12 @@ could not be written).
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, pass_app
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_option, run_env_options, stage_options,
                                      target_args, torch_timeout_option)
 
@@ -23,15 +21,8 @@ RECHECKED = {"resolved": "resolved (no longer reported)",
              "after-reload": "written; systemd reads it once you run the reload and restart steps below"}
 
 
-def _interactive() -> bool:
-    try:
-        return sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _confirm(question: str, yes: bool) -> bool:
-    return True if yes else click.confirm(question, default=False, err=True)
+def _confirm(app, question: str, yes: bool) -> bool:
+    return True if yes else app.confirm(question)
 
 
 @click.command("fix")
@@ -52,7 +43,8 @@ def _confirm(question: str, yes: bool) -> bool:
 @run_env_options
 @stage_options
 @torch_timeout_option
-def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, history, no_verify, verbose, python,
+@pass_app
+def command(app, dry_run, as_json, yes, only, allow_install, shell_name, undo, history, no_verify, verbose, python,
             from_file, torch_timeout, no_gpu=False, bench=False, collectives=False, unit=None, user_unit=None,
             kernel=None):
     """Fix what `check` found: preview with --dry-run, apply with consent, undo with --undo."""
@@ -63,10 +55,11 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     except JournalError as exc:
         raise DoctorUsageError(str(exc)) from None
     sweep_leftovers(root)  # what a killed run left beside the files it was writing
+    app.use("json" if as_json else "human", verbose=verbose)
     if history:
-        _history(root, as_json)
+        _history(app, root)
     if undo is not None:
-        _undo(root, None if undo == LATEST else undo, yes, as_json)
+        _undo(app, root, None if undo == LATEST else undo, yes)
     if from_file is not None and not dry_run:
         raise DoctorUsageError("--from replays a snapshot: fix can only preview it; add --dry-run")
     if from_file is not None and python:
@@ -80,7 +73,7 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
             raise DoctorUsageError(f"--shell {shell_name}: unknown shell (one of {', '.join(SHELLS)})")
 
     run_target = chosen_run_env(unit, user_unit, kernel, from_file)
-    report, facts = _diagnose(python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives), run_target,
+    report, facts = _diagnose(app, python, from_file, torch_timeout, chosen_stages(no_gpu, bench, collectives), run_target,
                               show_progress=not as_json)
     plan = report.diagnosis.plan
     unknown = [i for i in only if i not in _known_ids(report)]
@@ -93,34 +86,32 @@ def command(dry_run, as_json, yes, only, allow_install, shell_name, undo, histor
     ctx = _context(report, facts, from_file, shell, allow_install)
     target = report.target.get("python", "the target interpreter")
     if not plan:
-        _nothing_to_fix(report, only, as_json, ctx, target, dry_run)
+        _nothing_to_fix(app, report, only, ctx, target, dry_run)
 
     from rocm_doctor.fix import render
     from rocm_doctor.fix.changes import APPLY, preview_all
+    from rocm_doctor.report.format import Lines
 
     previews = preview_all(plan.items, ctx)
     if dry_run:
-        if as_json:
-            click.echo(json.dumps(render.plan_json(previews, ctx, target, dry_run=True), indent=2))
-        else:
-            _echo_lines(render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose))
-            if not only:
-                _echo_lines(render.alternative_lines(report.diagnosis))
-            again = target_args(python, unit, user_unit, kernel) + [a for i in only for a in ("--only", i)]
-            again += ["--shell", shell_name] if shell_name else []
-            _echo_lines(render.dry_run_footer(previews, again, replayed=from_file is not None))
-        raise SystemExit(EXIT_OK)
+        again = target_args(python, unit, user_unit, kernel) + [a for i in only for a in ("--only", i)]
+        again += ["--shell", shell_name] if shell_name else []
+        lines = render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose)
+        lines += [] if only else render.alternative_lines(report.diagnosis)
+        lines += render.dry_run_footer(previews, again, replayed=from_file is not None)
+        app.show(Lines(render.plan_json(previews, ctx, target, dry_run=True), lines))
+        app.exit(EXIT_OK)
 
     to_apply = [p for p in previews if p.action == APPLY]
     manual = [p for p in previews if p.action not in (APPLY, "already-applied")]
-    if to_apply and not yes and not _interactive():
+    if to_apply and not yes and not app.interactive:
         raise DoctorUsageError("refusing to change anything in a non-interactive run without --yes (preview with --dry-run)")
     if not as_json:
-        _echo_lines(render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose))
-    if to_apply and not _confirm(f"Apply {len(to_apply)} change(s)?", yes):
-        click.echo("Nothing was changed.", err=True)
-        raise SystemExit(EXIT_PROBLEMS)
-    _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, bool(manual),
+        app.show(Lines({}, render.plan_lines(previews, ctx, target, dry_run=False, verbose=verbose)), "human")
+    if to_apply and not _confirm(app, f"Apply {len(to_apply)} change(s)?", yes):
+        app.say("Nothing was changed.")
+        app.exit(EXIT_PROBLEMS)
+    _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_verify, target, bool(manual),
            run_target)
 
 
@@ -129,10 +120,8 @@ def _known_ids(report) -> set:
             | report.diagnosis.step_ids())
 
 
-def _diagnose(python, from_file, torch_timeout, stages, run_target=None, show_progress=True):
-    from rocm_doctor.cli.progress import stage_progress
-
-    with stage_progress(enabled=show_progress, first="diagnosing: loading the checks") as progress:
+def _diagnose(app, python, from_file, torch_timeout, stages, run_target=None, show_progress=True):
+    with app.status("diagnosing: loading the checks", enabled=show_progress) as progress:
         from rocm_doctor.diagnose import Options, diagnose
         from rocm_doctor.engine.engine import UnknownCheckError
         from rocm_doctor.facts.snapshot import SnapshotError
@@ -170,34 +159,33 @@ def _context(report, facts, from_file, shell, allow_install):
     )
 
 
-def _nothing_to_fix(report, only, as_json, ctx, target, dry_run):
+def _nothing_to_fix(app, report, only, ctx, target, dry_run):
     """No plan: a preview has done its job (0); a fix leaves the open findings to the user (1), or had none (0)."""
     from rocm_doctor.engine.model import Status
+    from rocm_doctor.fix import render
+    from rocm_doctor.report.format import Lines
 
     open_findings = [f for f in report.findings if f.status in (Status.FAIL, Status.WARN)]
     if only:
         open_findings = [f for f in open_findings if f.id in only or f.check in only]
-    if as_json:
-        from rocm_doctor.fix import render
-
-        out = render.plan_json([], ctx, target, dry_run=True)
-        out["without_plan"] = [f.id for f in open_findings]
-        click.echo(json.dumps(out, indent=2))
-    elif open_findings:
-        click.echo("No automatic fix plan for the open findings; follow the advice rocm-doctor check gives for each:")
-        for finding in open_findings:
-            click.echo(f"  [{finding.status.value}] {finding.title}: {finding.message}")
+    document = render.plan_json([], ctx, target, dry_run=True)
+    document["without_plan"] = [f.id for f in open_findings]
+    if open_findings:
+        lines = ["No automatic fix plan for the open findings; follow the advice rocm-doctor check gives for each:"]
+        lines += [f"  [{finding.status.value}] {finding.title}: {finding.message}" for finding in open_findings]
     else:
-        click.echo("Nothing to fix: no check failed or warned.")
-    raise SystemExit(EXIT_PROBLEMS if open_findings and not dry_run else EXIT_OK)
+        lines = ["Nothing to fix: no check failed or warned."]
+    app.show(Lines(document, lines))
+    app.exit(EXIT_PROBLEMS if open_findings and not dry_run else EXIT_OK)
 
 
-def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, as_json, target, manual_left,
-           run_target):
+def _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_verify, target, manual_left, run_target):
     from rocm_doctor.fix import render
     from rocm_doctor.fix.apply import ALREADY, APPLIED, ApplyError, apply_plan, preflight
     from rocm_doctor.fix.journal import Journal, JournalError
+    from rocm_doctor.report.format import Lines
 
+    as_json = app.format == "json"
     try:
         preflight(previews, ctx)
     except ApplyError as exc:
@@ -208,10 +196,10 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
     except JournalError as exc:
         raise DoctorUsageError(str(exc)) from None
 
-    def show(result):
+    def show(result):  # each step as it is applied
         if not as_json:
-            click.echo(f"  [{result.outcome}] {result.preview.item.number}. {result.preview.step.summary()}"
-                       + (f" — {result.message}" if result.outcome not in (APPLIED, ALREADY) and result.message else ""))
+            app.write(f"  [{result.outcome}] {result.preview.item.number}. {result.preview.step.summary()}"
+                      + (f" — {result.message}" if result.outcome not in (APPLIED, ALREADY) and result.message else ""))
 
     try:
         outcome = apply_plan(plan.items, ctx, journal, on_result=show)
@@ -227,89 +215,74 @@ def _apply(plan, previews, ctx, root, report, python, torch_timeout, no_verify, 
 
         checks = sorted({c for r in checked for c in r.preview.item.checks})
         env = new_environment(ctx, [r.preview for r in checked])
-        from rocm_doctor.cli.progress import stage_progress
-
-        with stage_progress(enabled=not as_json, first="re-checking in a fresh process with the new environment"):
+        with app.status("re-checking in a fresh process with the new environment", enabled=not as_json):
             verification = verify(checks, env, python=python, timeout_s=torch_timeout + 120, run_target=run_target)
     rechecked = {} if no_verify or outcome.error else findings_after(verification, effective)
     still_failing = [f for f, status in rechecked.items() if not is_fixed(status)]
 
-    if as_json:
-        out = render.plan_json(previews, ctx, target, dry_run=False)
-        out["kind"] = "fix-apply"
-        out.update({"run": journal.run_id, "journal": str(journal.folder), "error": outcome.error,
-                    "results": [{"number": r.preview.item.number, "outcome": r.outcome, "message": r.message}
-                                for r in outcome.results]})
-        if verification is not None or rechecked:
-            out["verification"] = {"findings": rechecked, "error": verification.error if verification else None,
-                                   "argv": verification.argv if verification else []}
-        click.echo(json.dumps(out, indent=2))
-    else:
-        if verification is not None and verification.error:
-            click.echo(f"Re-check: {verification.error}")
-        elif rechecked:
-            click.echo("Re-checked in a fresh process with the new environment:" if verification else "After the fix:")
-            for finding_id, status in sorted(rechecked.items()):
-                click.echo(f"  {finding_id}: {RECHECKED.get(status, 'now ' + status)}")
-        if outcome.applied:
-            click.echo(f"Journal: {journal.folder} — `rocm-doctor fix --undo` reverts run {journal.run_id}.")
-        if any(r.preview.step.after not in ("nothing", "restart") for r in outcome.applied):
-            click.echo("Open a new shell (or run the 'this shell now' commands above) for the changes to take effect.")
-        if manual_left:
-            _echo_lines(render.next_lines(previews))
+    document = render.plan_json(previews, ctx, target, dry_run=False)
+    document["kind"] = "fix-apply"
+    document.update({"run": journal.run_id, "journal": str(journal.folder), "error": outcome.error,
+                     "results": [{"number": r.preview.item.number, "outcome": r.outcome, "message": r.message}
+                                 for r in outcome.results]})
+    if verification is not None or rechecked:
+        document["verification"] = {"findings": rechecked, "error": verification.error if verification else None,
+                                    "argv": verification.argv if verification else []}
+    lines = []
+    if verification is not None and verification.error:
+        lines.append(f"Re-check: {verification.error}")
+    elif rechecked:
+        lines.append("Re-checked in a fresh process with the new environment:" if verification else "After the fix:")
+        lines += [f"  {finding_id}: {RECHECKED.get(status, 'now ' + status)}" for finding_id, status in sorted(rechecked.items())]
+    if outcome.applied:
+        lines.append(f"Journal: {journal.folder} — `rocm-doctor fix --undo` reverts run {journal.run_id}.")
+    if any(r.preview.step.after not in ("nothing", "restart") for r in outcome.applied):
+        lines.append("Open a new shell (or run the 'this shell now' commands above) for the changes to take effect.")
+    if manual_left:
+        lines += render.next_lines(previews)
+    app.show(Lines(document, lines))
     if outcome.error:
-        click.echo(f"rocm-doctor: error: {outcome.error}"
-                   + (f"; `rocm-doctor fix --undo {journal.run_id}` reverts the steps before it" if outcome.applied else ""),
-                   err=True)
-        raise SystemExit(EXIT_CANNOT_RUN)
+        app.error(outcome.error + (f"; `rocm-doctor fix --undo {journal.run_id}` reverts the steps before it"
+                                   if outcome.applied else ""))
+        app.exit(EXIT_CANNOT_RUN)
     problems = manual_left or bool(still_failing) or bool(verification and verification.error)
-    raise SystemExit(EXIT_PROBLEMS if problems else EXIT_OK)
+    app.exit(EXIT_PROBLEMS if problems else EXIT_OK)
 
 
-def _history(root, as_json):
+def _history(app, root):
     from rocm_doctor.fix import render
     from rocm_doctor.fix.journal import runs, summarise
+    from rocm_doctor.report.envelope import envelope
+    from rocm_doctor.report.format import Lines
 
     summaries = [summarise(j) for j in runs(root)]
-    if as_json:
-        from rocm_doctor.report.envelope import envelope
-
-        click.echo(json.dumps(envelope("fix-history", runs=[s.to_dict() for s in summaries]), indent=2))
-    else:
-        _echo_lines(render.history_lines(summaries))
-    raise SystemExit(EXIT_OK)
+    app.show(Lines(envelope("fix-history", runs=[s.to_dict() for s in summaries]), render.history_lines(summaries)))
+    app.exit(EXIT_OK)
 
 
-def _undo(root, run_id, yes, as_json):
+def _undo(app, root, run_id, yes):
     from rocm_doctor.fix.journal import find
     from rocm_doctor.fix.undo import undo_run
     from rocm_doctor.fix.winenv import default_registry
+    from rocm_doctor.report.envelope import envelope
+    from rocm_doctor.report.format import Lines
 
     journal = find(root, run_id)
     if journal is None:
         raise DoctorUsageError(f"no fix run {run_id} in {root}" if run_id else f"no fix run to undo in {root}")
-    if not yes and not _interactive():
+    if not yes and not app.interactive:
         raise DoctorUsageError("refusing to undo in a non-interactive run without --yes")
-    if not _confirm(f"Undo fix run {journal.run_id}?", yes):
-        click.echo("Nothing was changed.", err=True)
-        raise SystemExit(EXIT_PROBLEMS)
+    if not _confirm(app, f"Undo fix run {journal.run_id}?", yes):
+        app.say("Nothing was changed.")
+        app.exit(EXIT_PROBLEMS)
     result = undo_run(journal, default_registry())
-    if as_json:
-        from rocm_doctor.report.envelope import envelope
-
-        click.echo(json.dumps(envelope("fix-undo", run=result.run_id, already_undone=result.already_undone,
-                                       error=result.error, items=[vars(i) for i in result.items]), indent=2))
-    elif result.already_undone:
-        click.echo(f"Run {result.run_id} was already undone; nothing changed.")
+    if result.already_undone:
+        lines = [f"Run {result.run_id} was already undone; nothing changed."]
     else:
-        for item in result.items:
-            click.echo(f"  [{item.outcome}] {item.seq}. {item.summary} — {item.message}")
-        click.echo(f"Undid run {result.run_id}." if not result.error else "")
+        lines = [f"  [{item.outcome}] {item.seq}. {item.summary} — {item.message}" for item in result.items]
+        lines.append(f"Undid run {result.run_id}." if not result.error else "")
+    app.show(Lines(envelope("fix-undo", run=result.run_id, already_undone=result.already_undone, error=result.error,
+                            items=[vars(i) for i in result.items]), lines))
     if result.error:
         raise DoctorUsageError(result.error)
-    raise SystemExit(EXIT_OK)
-
-
-def _echo_lines(lines):
-    for line in lines:
-        click.echo(line)
+    app.exit(EXIT_OK)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorGroup, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError
+from rocm_doctor.cli.app import DoctorGroup, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, pass_app
 from rocm_doctor.cli.options import force_option, refuse_to_overwrite
 
 
@@ -22,11 +21,14 @@ def command():
 @click.option("--json", "as_json", is_flag=True, help="Print the fleet report as JSON instead of the table.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Also write the fleet report (JSON).")
 @force_option
-def diff_command(reports, as_json, output, force):
+@pass_app
+def diff_command(app, reports, as_json, output, force):
     """Compare node reports (from the fleet worker), fleet reports, or `rocm-doctor check --json` reports."""
     from rocm_doctor import inputfile
-    from rocm_doctor.distributed.fleet import diff, expand, render_table
+    from rocm_doctor.distributed.fleet import diff, expand
     from rocm_doctor.parsers import json_text
+    from rocm_doctor.report.fleet_view import FleetResult
+    from rocm_doctor.report.format import Json
 
     refuse_to_overwrite([output], force)
     loaded = []
@@ -43,7 +45,7 @@ def diff_command(reports, as_json, output, force):
             value = dict(value, _name=path.stem)
         try:  # each file alone first, so a malformed one is named (never a traceback)
             if not expand([value]):
-                click.echo(f"rocm-doctor: warning: {path} is not a node, fleet or check report; ignored", err=True)
+                app.warn(f"{path} is not a node, fleet or check report; ignored")
                 continue
             diff([value])
         except (AttributeError, TypeError, KeyError, ValueError) as exc:
@@ -55,12 +57,14 @@ def diff_command(reports, as_json, output, force):
         raise DoctorUsageError(f"the reports could not be compared ({type(exc).__name__}: {exc})") from None
     if not fleet["nodes"]:
         raise DoctorUsageError("none of the files is a node, fleet or check report")
+    result = FleetResult(fleet)
     if output:
         from rocm_doctor import safefile
 
         try:
-            safefile.write(output, json.dumps(fleet, indent=1, default=str))
+            safefile.write(output, Json.text(result))
         except safefile.WriteError as exc:
             raise DoctorUsageError(str(exc)) from None
-    click.echo(json.dumps(fleet, indent=1, default=str) if as_json else render_table(fleet))
-    raise SystemExit(EXIT_PROBLEMS if fleet["differences"] or fleet["finding_differences"] else EXIT_OK)
+    app.use("json" if as_json else "human")
+    app.show(result)
+    app.exit(EXIT_PROBLEMS if fleet["differences"] or fleet["finding_differences"] else EXIT_OK)

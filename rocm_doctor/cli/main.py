@@ -12,7 +12,7 @@ from typing import Optional
 import click
 
 from rocm_doctor import __version__
-from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_CLOSED_PIPE, DoctorGroup, keep_words_whole
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_CLOSED_PIPE, App, DoctorGroup, keep_words_whole, pass_app
 
 # command name -> module defining `command`
 COMMANDS = {
@@ -47,12 +47,13 @@ class LazyGroup(DoctorGroup):
                     "--fail-on, 2 could not do its job.")
 @click.version_option(__version__, prog_name="rocm-doctor")
 @click.pass_context
-def cli(ctx):
+@pass_app
+def cli(app, ctx):
     """Diagnose and repair PyTorch GPU setups (AMD ROCm first; NVIDIA too).
 
     Without a command it prints this help and exits 0."""
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        app.write(ctx.get_help())
 
 
 def _tolerate_narrow_encodings() -> None:
@@ -73,7 +74,7 @@ def _printing(exc: BaseException) -> bool:
     return innermost.endswith(("/click/utils.py", "/rich/console.py"))
 
 
-def _stdout_failed(exc: Optional[OSError] = None) -> Optional[int]:
+def _stdout_failed(app: App, exc: Optional[OSError] = None) -> Optional[int]:
     """The exit code when standard output lost what was written to it, else None. A closed pipe (the reader, such
     as `head`, had enough) is not a result of the diagnosis: it ends quietly with the shell's SIGPIPE code, not with
     a contract code; a full disk or `> /dev/full` says so in one line (2). Either way standard output then gets out
@@ -95,7 +96,7 @@ def _stdout_failed(exc: Optional[OSError] = None) -> Optional[int]:
         pass
     if exc.errno == errno.EPIPE:
         return EXIT_CLOSED_PIPE
-    click.echo(f"rocm-doctor: error: cannot write to standard output: {exc.strerror or exc}", err=True)
+    app.error(f"cannot write to standard output: {exc.strerror or exc}")
     return EXIT_CANNOT_RUN
 
 
@@ -105,28 +106,28 @@ def main() -> None:
     _tolerate_narrow_encodings()
     keep_words_whole()
     runner.stop_children_on_signals()
+    app = App()
     try:
-        cli.main(prog_name="rocm-doctor", standalone_mode=True)
+        cli.main(prog_name="rocm-doctor", standalone_mode=True, obj=app)
     except runner.Interrupted as exc:
         runner.stop_children()
         name = signal.Signals(exc.signum).name
-        click.echo("rocm-doctor: interrupted" if exc.signum == signal.SIGINT else f"rocm-doctor: stopped by {name}",
-                   err=True)
+        app.say("rocm-doctor: interrupted" if exc.signum == signal.SIGINT else f"rocm-doctor: stopped by {name}")
         sys.exit(128 + exc.signum)
     except SystemExit as exc:
-        failed = _stdout_failed()
+        failed = _stdout_failed(app)
         if failed is not None:
             sys.exit(failed)
         raise exc
     except OSError as exc:
-        failed = _stdout_failed(exc)
+        failed = _stdout_failed(app, exc)
         if failed is not None:
             sys.exit(failed)
-        click.echo(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
+        app.say(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)")
         sys.exit(EXIT_CANNOT_RUN)
     except Exception as exc:  # last resort: never a traceback for the user
-        click.echo(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
+        app.say(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)")
         sys.exit(EXIT_CANNOT_RUN)
-    failed = _stdout_failed()
+    failed = _stdout_failed(app)
     if failed is not None:
         sys.exit(failed)

@@ -137,15 +137,6 @@ def fail_on_option(command):
                         help="Lowest finding status that makes the exit code 1 (warn: warnings too).")(command)
 
 
-def exit_for(findings, fail_on: str) -> int:
-    """0 when no finding is at or above `fail_on`, else 1: one contract for check, report, kernels and bench."""
-    from rocm_doctor.cli.app import EXIT_OK, EXIT_PROBLEMS
-    from rocm_doctor.engine.model import Status
-
-    threshold = Status(fail_on).rank
-    return EXIT_PROBLEMS if any(f.status.rank >= threshold for f in findings) else EXIT_OK
-
-
 force_option = click.option("--force", is_flag=True, help="Replace an output file that already exists.")
 
 

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import EXIT_OK, DoctorUsageError
-from rocm_doctor.cli.options import (FAIL_ON, chosen_run_env, chosen_stages, command_timeout_option, exit_for,
-                                     force_option, python_option, refuse_to_overwrite, run_env_options, stage_options,
+from rocm_doctor.cli.app import EXIT_OK, DoctorUsageError, pass_app
+from rocm_doctor.cli.options import (FAIL_ON, chosen_run_env, chosen_stages, command_timeout_option, force_option, python_option, refuse_to_overwrite, run_env_options, stage_options,
                                      torch_timeout_option)
 
 FORMATS = ("markdown", "json", "both")
@@ -32,7 +31,8 @@ FORMATS = ("markdown", "json", "both")
 @stage_options
 @torch_timeout_option
 @command_timeout_option
-def command(output, fmt, force, fail_on, no_redact, show_redactions, python, from_file, online, torch_timeout,
+@pass_app
+def command(app, output, fmt, force, fail_on, no_redact, show_redactions, python, from_file, online, torch_timeout,
             command_timeout, no_gpu=False, bench=False, collectives=False, unit=None, user_unit=None, kernel=None):
     """Write a support bundle for a GitHub issue: Markdown to paste, JSON to attach (replayable with check --from)."""
     from rocm_doctor.diagnose import Options, diagnose
@@ -59,15 +59,15 @@ def command(output, fmt, force, fail_on, no_redact, show_redactions, python, fro
     redactions = []
     if not no_redact:
         data, redactions = bundle.redact_bundle(data, local_identities())
-    written = _write(data, targets)
+    written = _write(app, data, targets)
     if show_redactions:
-        click.echo(f"{len(redactions)} place(s) redacted:" if redactions else "nothing was redacted", err=True)
+        app.say(f"{len(redactions)} place(s) redacted:" if redactions else "nothing was redacted")
         for item in redactions:
-            click.echo(f"  {item.path}: {', '.join(item.kinds)}" + (f" (x{item.count})" if item.count > 1 else ""), err=True)
+            app.say(f"  {item.path}: {', '.join(item.kinds)}" + (f" (x{item.count})" if item.count > 1 else ""))
     if written:
         note = "not redacted" if no_redact else f"redacted ({len(redactions)} places; --show-redactions lists them)"
-        click.echo(f"report written to {' and '.join(map(str, written))}, {note}", err=True)
-    raise SystemExit(EXIT_OK if fail_on == "never" else exit_for(report.findings, fail_on))
+        app.say(f"report written to {' and '.join(map(str, written))}, {note}")
+    app.exit(EXIT_OK if fail_on == "never" else app.code_for(report.findings, fail_on))
 
 
 def _targets(output: Path | None, fmt: str) -> dict[str, Path | None]:
@@ -81,20 +81,23 @@ def _targets(output: Path | None, fmt: str) -> dict[str, Path | None]:
     return {"markdown": output, "json": output.with_suffix(".json")}
 
 
-def _write(data: dict, targets: dict[str, Path | None]) -> list[Path]:
+def _write(app, data: dict, targets: dict[str, Path | None]) -> list[Path]:
+    """Each format to its file, or to standard output; the JSON ends with a newline, the Markdown has its own."""
     from rocm_doctor import safefile
-    from rocm_doctor.report import bundle, markdown
+    from rocm_doctor.report.format import FORMATS
+    from rocm_doctor.report.results import BundleResult
 
     json_path = targets.get("json")
-    texts = {"json": bundle.to_json(data) + "\n",
-             "markdown": markdown.render(data, json_name=json_path.name if json_path and "markdown" in targets else None)}
+    result = BundleResult(data, json_name=json_path.name if json_path and "markdown" in targets else None)
     written = []
     for fmt, path in targets.items():
+        text = FORMATS[fmt].text(result)
+        text += "" if text.endswith("\n") else "\n"
         if path is None:
-            click.echo(texts[fmt], nl=False)
+            app.write(text, nl=False)
             continue
         try:
-            safefile.write(path, texts[fmt])
+            safefile.write(path, text)
         except safefile.WriteError as exc:
             raise DoctorUsageError(str(exc)) from None
         written.append(path)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError, console
-from rocm_doctor.cli.options import exit_for, fail_on_option
+from rocm_doctor.cli.app import DoctorUsageError, pass_app
+from rocm_doctor.cli.options import fail_on_option
 
 PASTE_CAP = 4_000_000  # the end of a long log is where its error is
 
@@ -19,9 +19,11 @@ PASTE_CAP = 4_000_000  # the end of a long log is where its error is
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown to answer the ticket with.")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence, skipped checks and ids.")
 @fail_on_option
-def command(files, as_json, as_markdown, verbose, fail_on):
+@pass_app
+def command(app, files, as_json, as_markdown, verbose, fail_on):
     """Diagnose pasted logs and tool outputs (several combine) without looking at this machine."""
     from rocm_doctor import inputfile
+    from rocm_doctor.report.results import DiagnosisResult
     from rocm_doctor.triage import triage
 
     if as_json and as_markdown:
@@ -34,16 +36,6 @@ def command(files, as_json, as_markdown, verbose, fail_on):
             raise DoctorUsageError(str(exc)) from None
         pastes.append(("stdin" if str(path) == "-" else str(path), raw))
     report, facts = triage(pastes)
-    if as_json:
-        from rocm_doctor.report.json_report import render
-
-        click.echo(render(report))
-    elif as_markdown:
-        from rocm_doctor.report import bundle, markdown
-
-        click.echo(markdown.render(bundle.build(report, facts)))
-    else:
-        from rocm_doctor.report.human import render
-
-        render(report, console(), verbose=verbose)
-    raise SystemExit(exit_for(report.findings, fail_on))
+    app.use("json" if as_json else "markdown" if as_markdown else "human", verbose=verbose)
+    app.show(DiagnosisResult(report, facts))
+    app.exit(app.code_for(report.findings, fail_on))

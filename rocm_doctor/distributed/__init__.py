@@ -1,7 +1,7 @@
 """Several GPUs and many nodes: collectives, peer access and fleet reports on torch.distributed.
 
-- `formulas`: algorithm and bus bandwidth as nccl-tests / rccl-tests count them (pure).
-- `expectations`: sourced figures the measured bus bandwidth is compared with (pure data).
+The busbw formulas are `parsers/collectives_formulas.py`, the NCCL/RCCL variables `knowledge/collectives_env.py`;
+the figures the measurements are judged against live with the checks (`checks/collectives_expectations.py`).
 - `_collectives_child.py`: the stand-alone script one process per rank runs in the *target* interpreter
   (all-reduce, all-gather, broadcast over a size sweep, each result checked), and the peer-access probe.
 - `launch`: starts the ranks as children, watches them, and kills them all when one hangs or dies.

@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rocm_doctor import safefile
-
-EXIT_OK, EXIT_PROBLEMS, EXIT_CANNOT_RUN = 0, 1, 2
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK
 
 
 def _seconds(text: str) -> float:
@@ -160,6 +159,7 @@ def main(argv=None) -> int:
 def _run(args, dist, rank, world, local_rank, node_rank) -> int:
     from rocm_doctor.distributed import fleet
     from rocm_doctor.distributed.results import assemble
+    from rocm_doctor.report.fleet_view import render_table
     from rocm_doctor.probes import choose_python
 
     started = time.monotonic()
@@ -210,7 +210,7 @@ def _run(args, dist, rank, world, local_rank, node_rank) -> int:
         world_results["findings"] = [f.to_dict() for f in judge(world_results)]
     report = fleet.diff(nodes, world=world_results)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    table = fleet.render_table(report)
+    table = render_table(report)
     try:
         safefile.write(args.output, json.dumps(report, indent=1, default=str))
         safefile.write(args.output.with_suffix(".txt"), table + "\n")

@@ -3,12 +3,11 @@
 A *node report* is one node's diagnosis: {"kind": "rocm-doctor-node", "node": {...}, "summary": {...},
 "report": <the `rocm-doctor check --json` object>, "collectives": <local results or None>}. `diff` takes a list
 of them (also plain `check --json` reports, or earlier fleet reports, which are expanded to their nodes) and
-returns the fleet report; `render_table` prints it.
+returns the fleet report, in the common envelope (kind `fleet`); rocm_doctor/report/fleet_view.py renders it.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections import Counter
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
@@ -17,10 +16,12 @@ from rocm_doctor.compare import fields
 from rocm_doctor.compare.engine import (STATUS_ORDER, differences as field_differences, finding_statuses, flatten, key,
                                          status_differences)
 from rocm_doctor.parsers.secret_values import mask_structure
+from rocm_doctor.report.envelope import envelope
 
 NODE_KIND = "rocm-doctor-node"
-FLEET_KIND = "rocm-doctor-fleet"
-SCHEMA = 1
+FLEET_KIND = "fleet"
+FLEET_KINDS = (FLEET_KIND, "rocm-doctor-fleet")  # the second: fleet reports written before they had the envelope
+NODE_SCHEMA = 1
 BANDWIDTH_ODD = 0.8  # a node under 80% of the fleet median is odd
 
 
@@ -30,7 +31,7 @@ BANDWIDTH_ODD = 0.8  # a node under 80% of the fleet median is odd
 def summarize(facts: Any, env: Mapping[str, str], extras: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
     """The comparable facts of one node: versions, drivers, GPUs, relevant env (pure over facts and env). The fields
     are those of `rocm-doctor diff` (rocm_doctor.compare.fields), so a node and a run are read the same way."""
-    from rocm_doctor.distributed.envinfo import relevant_env
+    from rocm_doctor.knowledge.collectives_env import relevant_env
 
     extras = dict(extras or {})
     summary = fields.values(facts, ("os", "kernel", "python", "torch", "torch_cuda", "torch_hip", "rocm",
@@ -44,7 +45,7 @@ def summarize(facts: Any, env: Mapping[str, str], extras: Optional[Mapping[str, 
 
 def node_report(report: Mapping[str, Any], summary: Mapping[str, Any], node: Mapping[str, Any],
                 collectives: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
-    return {"kind": NODE_KIND, "schema_version": SCHEMA, "tool": {"name": "rocm-doctor", "version": __version__},
+    return {"kind": NODE_KIND, "schema_version": NODE_SCHEMA, "tool": {"name": "rocm-doctor", "version": __version__},
             "node": dict(node), "summary": dict(summary), "report": dict(report),
             "collectives": dict(collectives) if collectives else None}
 
@@ -58,7 +59,7 @@ def expand(inputs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for item in inputs:
         if not isinstance(item, Mapping):
             continue
-        if item.get("kind") == FLEET_KIND:
+        if item.get("kind") in FLEET_KINDS:
             nodes.extend(dict(n) for n in item.get("node_reports") or [])
         elif item.get("kind") == NODE_KIND:
             nodes.append(dict(item))
@@ -151,79 +152,15 @@ def diff(inputs: Iterable[Mapping[str, Any]], world: Optional[Mapping[str, Any]]
                  for name in sorted(odd_count, key=lambda n: (-odd_count[n], n))] if len(nodes) > 2 else []
     if len(nodes) == 2 and (differences or finding_diffs):
         odd_nodes = []  # with two nodes there is no majority: list the differences, name no culprit
-    return mask_structure({  # shared by design: no secret of any node (findings, URLs, command lines) in it
-        "kind": FLEET_KIND,
-        "schema_version": SCHEMA,
-        "tool": {"name": "rocm-doctor", "version": __version__},
-        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "nodes": [{"name": name, **(n.get("node") or {})} for name, n in zip(names, nodes)],
-        "differences": differences,
-        "finding_differences": finding_diffs,
-        "finding_counts": counts,
-        "bandwidth": bandwidth,
-        "odd_nodes": odd_nodes,
-        "world_collectives": dict(world) if world else None,
-        "same": same,
-        "node_reports": nodes,
-    })
-
-
-# ------------------------------------------------------------------------------------------- table
-
-
-def _cell(value: Any, width: int = 28) -> str:
-    text = "-" if value is None else str(value)
-    return text if len(text) <= width else text[: width - 1] + "~"
-
-
-def render_table(fleet: Mapping[str, Any]) -> str:
-    names = [n["name"] for n in fleet.get("nodes") or []]
-    out = [f"Fleet: {len(names)} node(s): {', '.join(names)}"]
-    width = max([12] + [len(n) for n in names])
-    col = max(14, min(28, width))
-
-    def row(label: str, cells: Sequence[str]) -> str:
-        return f"{label:<34} " + " ".join(f"{c:<{col}}" for c in cells)
-
-    def differences(title: str, items, nothing: str, what: str, cell) -> None:
-        """A table of one row per item, a column per node; `cell(item, node)` is the value, * marks the odd ones."""
-        out.append("")
-        out.append(title)
-        if not items:
-            out.append(f"  {nothing}")
-            return
-        out.append(row(f"  {what}", names))
-        for d in items:
-            out.append(row(f"  {d[what]}", [cell(d, n) + ("*" if n in d["odd"] else "") for n in names]))
-
-    differences("What differs between nodes (* = odd one out):", fleet.get("differences"),
-                "nothing: versions, drivers, GPUs and relevant environment are the same everywhere", "field",
-                lambda d, n: _cell(d["values"].get(n), col - 1))
-    differences("Findings that differ (worst status per check):", fleet.get("finding_differences"), "none", "check",
-                lambda d, n: d["statuses"].get(n, ""))
-    out.append("")
-    out.append("Findings by status:")
-    out.append(row("  status", names))
-    for status in STATUS_ORDER:
-        out.append(row(f"  {status}", [str(c.get(status, 0)) for c in fleet.get("finding_counts") or []]))
-    if fleet.get("bandwidth"):
-        out.append("")
-        out.append("Local collectives, peak busbw (GB/s):")
-        for b in fleet["bandwidth"]:
-            out.append(row(f"  {b['op']}", [("-" if b["busbw_gbs"].get(n) is None else f"{b['busbw_gbs'][n]:.1f}")
-                                            + ("*" if n in b["odd"] else "") for n in names]))
-    world = fleet.get("world_collectives")
-    if world:
-        from rocm_doctor.distributed.results import summary_lines
-
-        out.append("")
-        out.append(f"World collectives: {world.get('world_size')} ranks, {world.get('backend')}: {world.get('state')} "
-                   f"- {world.get('detail')}")
-        out.extend("  " + line for line in summary_lines(world))
-    if fleet.get("odd_nodes"):
-        out.append("")
-        out.append("Odd node(s):")
-        for odd in fleet["odd_nodes"]:
-            out.append(f"  {odd['node']}: {odd['differences']} difference(s) from the majority")
-            out.extend(f"    - {why}" for why in odd["why"][:12])
-    return "\n".join(out)
+    return mask_structure(envelope(  # shared by design: no secret of any node (findings, URLs, command lines) in it
+        FLEET_KIND,
+        nodes=[{"name": name, **(n.get("node") or {})} for name, n in zip(names, nodes)],
+        differences=differences,
+        finding_differences=finding_diffs,
+        finding_counts=counts,
+        bandwidth=bandwidth,
+        odd_nodes=odd_nodes,
+        world_collectives=dict(world) if world else None,
+        same=same,
+        node_reports=nodes,
+    ))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
 from rocm_doctor.distributed import launch as launcher
-from rocm_doctor.distributed.envinfo import relevant_env
+from rocm_doctor.knowledge.collectives_env import relevant_env
 from rocm_doctor.distributed.results import SCHEMA, assemble, peers_from_probe
 from rocm_doctor.engine.child import run_child
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from rocm_doctor.distributed.formulas import algbw_gbs, bus_factor, human_bytes
+from rocm_doctor.parsers.collectives_formulas import algbw_gbs, bus_factor, human_bytes
 
 SCHEMA = 1
 HANG_WORDS = ("timed out", "timeout", "watchdog", "deadline")

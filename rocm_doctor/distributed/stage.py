@@ -63,7 +63,7 @@ def _progress_printer():
 
     def show(record: dict) -> None:
         if record.get("coll") == "begin" and record.get("phase") == "timed" and str(record.get("rank")) == "0":
-            from rocm_doctor.distributed.formulas import human_bytes
+            from rocm_doctor.parsers.collectives_formulas import human_bytes
 
             sys.stderr.write(f"\r\033[Kcollectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
             sys.stderr.flush()

@@ -11,6 +11,7 @@ from rocm_doctor.engine.model import Check, Finding, Severity, Status
 from rocm_doctor.engine.registry import Registry
 from rocm_doctor.engine.run_env import relabel, start_reads
 from rocm_doctor.facts import words
+from rocm_doctor.facts.keys import DERIVED_FROM
 from rocm_doctor.facts.facts import Facts
 
 
@@ -60,6 +61,7 @@ def run_one(check_cls: type[Check], facts: Facts) -> list[Finding]:
     if platform not in {p.value for p in check_cls.platforms}:
         return [check.skip(f"not applicable on {platform}")]
     missing = [key for key in check_cls.requires if not facts.has(key)]
+    missing = [key for key in missing if DERIVED_FROM.get(key) not in missing]  # said once, as what it comes from
     if missing:
         reasons = "; ".join(f"{words.about(key)}: {facts.why_missing(key)}" for key in missing)
         return [check.skip(f"needs {reasons}")]

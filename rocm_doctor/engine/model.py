@@ -164,6 +164,12 @@ class Check:
     def run(self, facts: "Facts") -> Outcome:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def evidence_on(self, facts: "Facts") -> dict[str, dict[str, Any]]:
+        """What this check's facts (a GPU stage's results) show about other checks' findings: {check id or finding
+        id: {"confirmed" | "refuted": True, "kind", "detail", ...}}. The pipeline applies it after the stage whose
+        facts the check requires (engine/pipeline.py); like `run`, a pure function of the facts."""
+        return {}
+
     # Helpers so checks read as verdicts.
     def finding(
         self,

@@ -2,8 +2,9 @@
 
 A Stage (kernels, bench, collectives) runs in child processes and returns one raw result, stored in the
 observations under its probe key, so a snapshot or report replays it. After a stage the engine re-runs exactly the
-checks whose `requires` name a fact the stage provides, and applies the stage's evidence (a static finding the GPU
-confirmed or refuted) as typed `confirmed_by` / `refuted_by` entries. Given a sampler of the live GPU state (the
+checks whose `requires` name a fact the stage provides, and applies what those checks judge the GPU showed about
+other findings (Check.evidence_on: a static finding confirmed or refuted) as typed `confirmed_by` / `refuted_by`
+entries. Given a sampler of the live GPU state (the
 caller injects it: the engine touches no machine), each stage runs between two samples kept with its result. No stage
 can take the run down.
 """
@@ -58,11 +59,6 @@ class Stage:
         """What the report shows for the stage (report.stages[name])."""
         return result
 
-    def evidence(self, facts) -> dict[str, dict[str, Any]]:
-        """{check id or finding id: {"confirmed" | "refuted": True, "kind", "detail", ...}}: what the stage showed
-        about the static findings."""
-        return {}
-
 
 @dataclass
 class StageRun:
@@ -90,7 +86,7 @@ def run_stages(stages: Sequence[Stage], registry: Registry, facts, findings: lis
             continue
         stage.interpret(facts.observations, facts)
         findings = rerun(registry, facts, findings, stage.provides, selection)
-        findings = apply_evidence(findings, _evidence_safely(stage, facts))
+        findings = apply_evidence(findings, _evidence_safely(registry, facts, stage.provides, selection))
         shown[stage.name] = stage.summary(result)
     return StageRun(sort_findings(findings), shown)
 
@@ -104,11 +100,19 @@ def _run_safely(stage: Stage, facts, progress: Progress, sample: Sampler = None)
         return {"ran": False, "reason": f"the {stage.name} stage failed: {type(exc).__name__}: {exc}"}
 
 
-def _evidence_safely(stage: Stage, facts) -> dict[str, dict[str, Any]]:
-    try:
-        return stage.evidence(facts) or {}
-    except Exception:
-        return {}
+def _evidence_safely(registry: Registry, facts, provided: Sequence[str],
+                    selection: Selection) -> dict[str, dict[str, Any]]:
+    """What the checks judging the stage's facts say about other findings (Check.evidence_on); a check that
+    raises says nothing (its own finding already reports the error)."""
+    found: dict[str, dict[str, Any]] = {}
+    for check in registry.checks:
+        if set(check.requires) & set(provided) \
+                and all(facts.has(key) for key in check.requires):
+            try:
+                found.update(check().evidence_on(facts) or {})
+            except Exception:
+                continue
+    return found
 
 
 def rerun(registry: Registry, facts, findings: list[Finding], provided: Sequence[str],

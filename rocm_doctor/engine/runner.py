@@ -1,12 +1,15 @@
 """The one way rocm-doctor runs an external command.
 
 argv lists only (never a shell), a timeout that kills the whole process tree, a cap on how much output is kept,
-and bytes decoded with replacement. Nothing here raises for a command that is missing, hangs, crashes or prints
-garbage: every outcome is recorded in a CommandResult.
+and bytes decoded with replacement. When a tool ends or times out, every process it started ends too: its process
+group, and on Linux (the doctor being their subreaper, engine/proctree.py) those that left the group with setsid().
+Nothing here raises for a command that is missing, hangs, crashes or prints garbage: every outcome is recorded in
+a CommandResult.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
@@ -16,11 +19,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
+from rocm_doctor.engine import proctree
 from rocm_doctor.facts.command import CommandResult
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_OUTPUT_CAP = 1_000_000  # bytes kept per stream
 CANCEL_POLL_S = 0.2  # how soon a cancelled child is ended
+TREE_POLL_S = 0.5  # how often a running tool's descendants are noted, to know them once they leave its group
+REAP_WAIT_S = 1.0  # how long an adopted process just killed is waited for (one stuck in a wedged driver is left)
 
 # Every child still running, so a signal to the doctor can end them: they run in their own process groups, which
 # neither the terminal's Ctrl-C nor a service manager's SIGTERM reaches.
@@ -28,6 +34,8 @@ _live: set = set()
 _live_lock = threading.RLock()  # re-entrant: the signal handler runs on the main thread, which may hold it
 _stopping = threading.Event()
 _started: set = set()  # every pid this process started: its own children are never another user of the GPU
+_spawn_lock = threading.Lock()  # a child being started is not yet in _live: no scan for adopted orphans meanwhile
+_adopting = threading.Event()  # set once this process is its descendants' subreaper (stop_children_on_signals)
 
 
 class Interrupted(BaseException):
@@ -118,15 +126,8 @@ def run(
         return result
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            **_new_process_group(),
-        )
+        proc = _spawn(argv, stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+                      env=dict(env) if env is not None else None, cwd=cwd)
     except FileNotFoundError:
         result.error = "not found"
         return result
@@ -140,7 +141,6 @@ def run(
         result.error = f"invalid command line or environment: {exc}"
         return result
 
-    _track(proc)
     out, err = _Capture(output_cap, keep_tail), _Capture(output_cap, keep_tail)
     readers = [
         threading.Thread(target=out.feed, args=(proc.stdout,), daemon=True),
@@ -152,8 +152,9 @@ def run(
         # From a thread: a child that never reads stdin must not block us past the pipe buffer (64 KiB) with no
         # timeout; the write ends with BrokenPipeError once the child exits or is killed.
         threading.Thread(target=_feed_stdin, args=(proc.stdin, stdin_data), daemon=True).start()
+    seen: set = set()  # its descendants noted while it ran
     try:
-        _wait(proc, started + timeout, cancel, result)
+        _wait(proc, started + timeout, cancel, result, seen)
         if sys.platform != "win32":
             kill_group(proc.pid)  # what it left running in the background (`tool &`) ends with it
     except BaseException:  # interrupted: the child must not outlive the wait
@@ -162,6 +163,8 @@ def run(
     finally:
         with _live_lock:
             _live.discard(proc)
+    if sys.platform != "win32":
+        _end_adopted(proc, seen)
     for reader in readers:
         # Grandchildren that escaped the kill may hold the pipes open; do not wait on them forever.
         reader.join(timeout=2.0)
@@ -175,14 +178,19 @@ def run(
     return result
 
 
-def _wait(proc: subprocess.Popen, deadline: float, cancel: Optional[threading.Event], result: CommandResult) -> None:
-    """Wait for the child until the deadline or `cancel`; either ends its process tree and says so in result."""
+def _wait(proc: subprocess.Popen, deadline: float, cancel: Optional[threading.Event], result: CommandResult,
+          seen: set) -> None:
+    """Wait for the child until the deadline or `cancel`; either ends its process tree and says so in result.
+    Meanwhile its descendants are noted in `seen`, so that those that leave its process group are known."""
+    poll = CANCEL_POLL_S if cancel is not None else TREE_POLL_S
     while True:
         left = deadline - time.monotonic()
         try:
-            proc.wait(timeout=max(0.0, left if cancel is None else min(left, CANCEL_POLL_S)))
+            proc.wait(timeout=max(0.0, min(left, poll) if _adopting.is_set() or cancel is not None else left))
             return
         except subprocess.TimeoutExpired:
+            if _adopting.is_set():
+                seen |= proctree.descendants(proc.pid)
             if time.monotonic() >= deadline:
                 result.timed_out = True
             elif cancel is not None and cancel.is_set():
@@ -191,6 +199,48 @@ def _wait(proc: subprocess.Popen, deadline: float, cancel: Optional[threading.Ev
                 continue
             kill_tree(proc)
             return
+
+
+def _end_adopted(proc: subprocess.Popen, seen: set) -> None:
+    """End the descendants of a tool that has ended and that left its process group (setsid): the doctor adopted
+    them as their subreaper. Those known as its own (seen below it, in its session, holding its output pipes) end
+    now; one that cannot be told apart ends once no other child of the doctor is running, which could need it."""
+    if not _adopting.is_set() or _stopping.is_set():
+        return
+    pipes = {os.fstat(stream.fileno()).st_ino for stream in (proc.stdout, proc.stderr) if _open(stream)}
+    with _spawn_lock:
+        others = _children()
+        adopted = proctree.orphans(child.pid for child in others)
+        if any(child.poll() is None for child in others):
+            adopted = {pid for pid in adopted if _descends_from(pid, proc.pid, seen, pipes)}
+        killed = proctree.kill(adopted)
+    deadline = time.monotonic() + REAP_WAIT_S
+    while True:
+        with _spawn_lock:
+            left = proctree.reap(proctree.orphans(child.pid for child in _children())) & killed
+        if not left or time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
+
+
+def _end_all_adopted() -> None:
+    with _spawn_lock:
+        proctree.kill(proctree.orphans(child.pid for child in _children()))
+
+
+def _children() -> list:
+    with _live_lock:
+        return list(_live)
+
+
+def _descends_from(pid: int, tool: int, seen: set, pipes: set) -> bool:
+    info = proctree.stat(pid)
+    return (pid in seen or bool(seen & proctree.descendants(pid)) or (info is not None and info["sid"] == tool)
+            or bool(pipes & proctree.pipes_held(pid)))
+
+
+def _open(stream) -> bool:
+    return stream is not None and not stream.closed
 
 
 def _feed_stdin(stream, data: bytes) -> None:
@@ -211,15 +261,16 @@ def start(argv: Sequence[str], env: Optional[Mapping[str, str]] = None) -> subpr
     (the collectives launcher); everything else uses run(). Raises OSError when the command cannot start."""
     if _stopping.is_set():
         raise OSError("not started: rocm-doctor is stopping")
-    proc = subprocess.Popen(
-        [str(a) for a in argv],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=dict(env) if env is not None else None,
-        **_new_process_group(),
-    )
-    _track(proc)
+    return _spawn([str(a) for a in argv], stdin=subprocess.PIPE, env=dict(env) if env is not None else None)
+
+
+def _spawn(argv: list, stdin, env: Optional[dict], cwd: Optional[str] = None) -> subprocess.Popen:
+    """Start a child in its own process group with piped output, and track it before any scan for adopted
+    processes can take it for one."""
+    with _spawn_lock:
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
+                                **_new_process_group())
+        _track(proc)
     return proc
 
 
@@ -240,7 +291,13 @@ def started_pids() -> list[int]:
 
 def stop_children_on_signals() -> None:
     """From the main thread: SIGTERM, SIGINT and SIGHUP kill every running child's process group, refuse new
-    children, and raise Interrupted, so the doctor exits without leaving a probe or a benchmark running."""
+    children, and raise Interrupted, so the doctor exits without leaving a probe or a benchmark running. On Linux
+    the doctor also becomes the subreaper of its descendants, so one that leaves its tool's process group
+    (setsid) is adopted by the doctor and ended with its tool instead of outliving both; any still running when the
+    doctor exits (its tool could not be told) ends then."""
+    if proctree.become_subreaper():
+        _adopting.set()
+        atexit.register(_end_all_adopted)
     watched = {getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)}
     for signum in watched:
         signal.signal(signum, _on_signal)
@@ -275,6 +332,8 @@ def stop_children() -> None:
         _live.clear()
     for proc in running:
         kill_group(proc.pid)
+    if _adopting.is_set():
+        proctree.kill(proctree.orphans(proc.pid for proc in running))
 
 
 def _new_process_group() -> dict:

@@ -129,6 +129,10 @@ FACTS = {
     "windows.cxx_headers": "windows_vs", "windows.devshell": "windows_vs", "windows.sdk.ucrt": "windows_vs",
     "windows.vs": "windows_vs",
 }
+# Facts a GPU stage's interpret step sets, once per run, from the result the stage provides (fact -> stage name).
+STAGE_FACTS = {"bench.analysis": "bench"}  # gpu/bench/stage.py: the figures against the card's expectations
+# Facts derived from another: missing whenever it is, so a check that requires both is said to lack only that one.
+DERIVED_FROM = {"gpu.targets": "gpu.inventory", "bench.analysis": "bench.results"}
 
 
 def owner(key: str) -> Optional[str]:

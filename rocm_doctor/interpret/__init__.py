@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import traceback
 from types import ModuleType
+from typing import Iterable
 
 from rocm_doctor.engine.modules import import_public_modules
 from rocm_doctor.facts.facts import Facts
@@ -63,3 +64,18 @@ def interpret(observations: Observations) -> Facts:
         except Exception:  # an interpreter bug must not stop the diagnosis
             facts.interpreter_errors[short_name(module)] = traceback.format_exc(limit=6)
     return facts
+
+
+def derive_again(facts: Facts, changed: Iterable[str]) -> None:
+    """Facts set from outside (a test case's) take effect as the pipeline's own would: the interpreters that
+    require one of them, and those after them, run again; an interpreter owning a changed fact keeps it."""
+    changed = set(changed)
+    for module in interpreter_modules(facts.interpreter_errors):
+        name = short_name(module)
+        if any(owner(key) == name for key in changed) or not changed & set(getattr(module, "REQUIRES", ())):
+            continue
+        try:
+            module.interpret(facts.observations, facts)
+        except Exception:
+            facts.interpreter_errors[name] = traceback.format_exc(limit=6)
+        changed |= {key for key in facts.keys() if owner(key) == name}

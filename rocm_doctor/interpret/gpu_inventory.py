@@ -12,16 +12,15 @@ from __future__ import annotations
 from rocm_doctor.facts import words
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret.gpu_targets import HARDWARE_SOURCES, override_for
 from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers.rocminfo import gpu_agents
 
 REQUIRES = ("gpu.pci", "kfd.nodes", "rocminfo.agents", "smi.devices", "torch.devices")
 SOURCE_FACTS = {"kfd": "kfd.nodes", "rocminfo": "rocminfo.agents", "smi": "smi.devices", "torch": "torch.devices",
                 "pci": "gpu.pci"}
-HARDWARE_SOURCES = ("kfd", "amd-smi", "rocm-smi")
 GFX_PRIORITY = ("kfd", "amd-smi", "rocm-smi", "rocminfo", "torch")
 NAME_PRIORITY = ("rocminfo", "amd-smi", "rocm-smi", "torch")
-OVERRIDE = "HSA_OVERRIDE_GFX_VERSION"
 
 
 def _bus(bdf: str | None) -> str | None:
@@ -154,13 +153,6 @@ def _finish(index: int, record: dict) -> dict:
     }
 
 
-def _override(env: dict, node) -> tuple[str, str] | None:
-    for variable in (f"{OVERRIDE}_{node}", OVERRIDE):
-        if env.get(variable):
-            return variable, env[variable]
-    return None
-
-
 def disagreements(inventory: list[dict], env: dict, counts: dict[str, int]) -> list[str]:
     notes = []
     for gpu in inventory:
@@ -169,7 +161,7 @@ def disagreements(inventory: list[dict], env: dict, counts: dict[str, int]) -> l
             continue
         label = f"GPU {gpu['index']}" + (f" ({gpu['name']})" if gpu["name"] else "")
         note = f"{label}: " + ", ".join(f"{source} says {gfx}" for source, gfx in said.items())
-        override = _override(env, gpu.get("node"))
+        override = override_for(env, gpu)
         hardware = next((said[s] for s in HARDWARE_SOURCES if s in said), None)
         if override and hardware:
             variable, value = override

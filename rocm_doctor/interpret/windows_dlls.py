@@ -6,7 +6,8 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.windows_env import not_windows
-from rocm_doctor.windows import dlls, paths
+from rocm_doctor.parsers import windows_paths as paths
+from rocm_doctor.windows import dlls
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import matches
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.keys import MACHINE_ENV_KEY, USER_ENV_KEY
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.windows import paths
-from rocm_doctor.windows.envscopes import scope_table
+from rocm_doctor.parsers import windows_paths as paths
+from rocm_doctor.knowledge.windows_scopes import scope_table
 from rocm_doctor.windows.observed import Seen
 
 KEYS = ("windows.env.scopes", "windows.path")

@@ -13,7 +13,7 @@ from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.hipinfo import parse_hipinfo
 from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
 from rocm_doctor.parsers.wmi_video import parse_video_controllers
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import is_hip_runtime, runtime_major
 

@@ -13,7 +13,7 @@ from rocm_doctor.interpret.torch_facts import COMMAND_KEY as TORCH_PROBE
 from rocm_doctor.facts.keys import CURRENT_VERSION_KEY, DIR_SCAN_PREFIX
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.knowledge import windows_layer as table
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import is_hip_runtime
 

@@ -9,7 +9,7 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.facts.keys import VSWHERE_KEY, VSWHERE_VC_KEY
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.vswhere import has_cpp_tools, parse_vswhere
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import CXX_HEADERS
 

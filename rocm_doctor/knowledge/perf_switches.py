@@ -10,6 +10,10 @@ from typing import Mapping
 from rocm_doctor.knowledge.store import load
 
 FALSY = {"", "0", "false", "off", "no", "none"}
+# A switch slows a figure when the figure is at least this many times better without it: the same bf16 product
+# varied about 12% between runs minutes apart on an H200 (docs/measurements.md), so smaller differences are not told
+# from noise.
+SLOWS_AT = 1.2
 VENDORS = ("amd", "nvidia", "any")
 SIDES = ("gpu", "cpu")
 
@@ -72,3 +76,9 @@ def set_in(env: Mapping[str, str], vendor: str, cpu_device: bool = False) -> lis
                                     row["changes"], tuple(row["sections"]), tuple(row["figures"]), row["source"],
                                     source.get("url") or source.get("document", ""), source.get("read", "")))
     return found
+
+
+def describe(figure: dict) -> str:
+    """One figure a re-run without a switch measured, against the run with it."""
+    return (f"{figure['label']}: {figure['without']:.3g} {figure['unit']} without it against {figure['with']:.3g} "
+            f"with it ({figure['speedup']:.2f}x)")

@@ -12,6 +12,7 @@ import json
 import re
 
 from rocm_doctor.parsers.garbled import MAX_GPUS
+from rocm_doctor.parsers.untrusted_text import shown
 
 _LINE = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z0-9_ ]+?)\s*:\s*(?P<value>.*?)\s*$")
 _QUANTITY = re.compile(r"^(?P<value>-?[0-9]+(?:\.[0-9]+)?)\s*(?P<unit>[A-Za-z/%°]*)")
@@ -129,12 +130,18 @@ def parse_metric(text: str) -> list[dict]:
     return out
 
 
+def _name(value) -> str | None:
+    """A process's name: another user's text, shown neutral and without its secrets."""
+    name = _text(value)
+    return shown(name) if name else name
+
+
 def _process(gpu, info: dict) -> dict | None:
     pid = _number(info.get("pid"))
     if pid is None:
         return None
     vram = mib(_get(info, "memory_usage", "vram_mem"), "B")
-    return {"gpu": None if gpu is None else int(gpu), "pid": int(pid), "name": _text(info.get("name")),
+    return {"gpu": None if gpu is None else int(gpu), "pid": int(pid), "name": _name(info.get("name")),
             "vram_mib": vram, "mem_mib": mib(info.get("mem_usage", info.get("mem")), "B")}
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.parsers.kernel_log import INIT_FAILED
+from rocm_doctor.parsers.untrusted_text import shown, shown_all
 
 MAX_EVENTS = 12  # per class: the first events are kept with their lines; the count covers all of them
 SHOWN_PER_KEY = 6  # per Xid code
@@ -107,7 +108,7 @@ def plain(text: str) -> str:
 
 def refusals(text: str) -> list[str]:
     """The lines of a journalctl/dmesg output that say the log could not be read for want of permission."""
-    return [line.strip() for line in (text or "").splitlines() if any(words in line for words in REFUSALS)]
+    return [shown(line.strip()) for line in (text or "").splitlines() if any(words in line for words in REFUSALS)]
 
 
 def hint_groups(text: str) -> list[str]:
@@ -288,4 +289,4 @@ def parse_gpu_events(text: str) -> dict:
             reader.read(index, stamp, message)
         except (TypeError, ValueError, IndexError, KeyError):  # a line no pattern foresaw; the others still count
             continue
-    return reader.result(len(read))
+    return shown_all(reader.result(len(read)))  # the lines and names kept are other users' text

@@ -22,11 +22,22 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+VARIABLE = "HSA_OVERRIDE_GFX_VERSION"  # and VARIABLE_<node> for one KFD node
 LIMITS = (63, 255, 255)  # major, minor, stepping, as libhsakmt checks them
 _SPACE = " \t\n\v\f\r"  # isspace() in the C locale
 _FIELD = rf"[{_SPACE}]*([+-]?)([0-9]+)"
 _SCAN = re.compile(rf"{_FIELD}\.{_FIELD}\.{_FIELD}", re.ASCII)
 _ULONG_MAX = 2**64 - 1
+
+
+def names(node) -> list[str]:
+    """The variables that set the override of the GPU at KFD node `node`, the one the runtime reads first first."""
+    return ([f"{VARIABLE}_{node}"] if node is not None else []) + [VARIABLE]
+
+
+def variables(env: dict) -> dict[str, str]:
+    """Every override variable set in `env`: the plain one and the per-node ones."""
+    return {k: v for k, v in env.items() if k == VARIABLE or re.fullmatch(VARIABLE + r"_\d+", k)}
 
 
 def _unsigned(sign: str, digits: str) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.parsers.untrusted_text import shown_all
+
 _FIRMWARE = (re.compile(r"Direct firmware load for (amdgpu/\S+) failed with error -?(\d+)"),
              re.compile(r"Failed to load (?:\w+ )?firmware \"(amdgpu/[^\"]+)\""))
 INIT_FAILED = ("Fatal error during GPU init", "amdgpu_device_ip_init failed")
@@ -35,5 +37,5 @@ def parse_kernel_log(text: str) -> dict:
         if hit:
             evidence.append(line.strip())
     required = [name for name in missing if not name.endswith(OPTIONAL_FIRMWARE)]
-    return {"firmware_missing": missing, "required_missing": required, "init_failed": init_failed,
-            "probe_failed": probes, "unsigned_rejected": unsigned, "lines": evidence}
+    return shown_all({"firmware_missing": missing, "required_missing": required, "init_failed": init_failed,
+                      "probe_failed": probes, "unsigned_rejected": unsigned, "lines": evidence})  # the log's text

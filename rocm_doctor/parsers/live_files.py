@@ -3,6 +3,8 @@ sysfs files (`gpu_busy_percent`, `mem_info_vram_used`, `power_dpm_force_performa
 
 from __future__ import annotations
 
+from rocm_doctor.parsers.untrusted_text import shown
+
 
 def _pairs(text: str, separator: str) -> dict[str, str]:
     pairs = {}
@@ -21,10 +23,11 @@ def _int(text) -> int | None:
 
 
 def parse_proc_status(text: str) -> dict:
-    """{"name", "pid", "ppid", "uid"} (the real uid, first of the four); missing lines are None."""
+    """{"name", "pid", "ppid", "uid"} (the real uid, first of the four); missing lines are None. The name is the
+    process's own choice (prctl, its argv[0]): shown neutral and without secrets."""
     pairs = _pairs(text, ":")
-    return {"name": pairs.get("Name") or None, "pid": _int(pairs.get("Pid")), "ppid": _int(pairs.get("PPid")),
-            "uid": _int(pairs.get("Uid"))}
+    return {"name": shown(pairs["Name"]) if pairs.get("Name") else None, "pid": _int(pairs.get("Pid")),
+            "ppid": _int(pairs.get("PPid")), "uid": _int(pairs.get("Uid"))}
 
 
 def parse_uevent(text: str) -> dict:

@@ -1,7 +1,7 @@
-"""A user's log (`check --log`) → what it says about the machine it came from: the GPU targets its error lines name,
-HSA_OVERRIDE_GFX_VERSION values set on a command line, the torch builds in paths and version strings, the ROCm
-release in library paths (/opt/rocm-6.2.1/lib), the HIP version, and the interpreters whose site-packages appear.
-Each item keeps the line it was read from. Pure; never raises."""
+"""A user's log (`check --log`) → what it says about the machine it came from: the GPU targets its error lines and tool
+tables name, HSA_OVERRIDE_GFX_VERSION values set on a command line, the torch builds in paths and version strings,
+the ROCm release in library paths (/opt/rocm-6.2.1/lib), the HIP version, and the interpreters whose site-packages
+appear. Each item keeps the line it was read from. Pure; never raises."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 
 from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers.paste_programs import parse_programs
+from rocm_doctor.parsers.paste_tables import parse_tables
 
 MAX_LINE = 300
 # a gfx naming the machine's target; not one inside a file name (TensileLibrary_lazy_gfx1030.dat lists what exists)
@@ -36,8 +37,10 @@ def _add(items: list[dict], seen: set, key, **item) -> None:
 
 def parse_log(text: str | None) -> dict:
     """{targets: [{gfx, line}], overrides: [{variable, value, line}], torch: [{version, line}], rocm: [{version, line}],
-    hip: [{version, line}], pythons: [{prefix, python, line}]}, each in the order the log names them, and what the
-    programs in it printed at start-up (rocm_doctor.parsers.paste_programs: programs, env, gpus)."""
+    hip: [{version, line}], pythons: [{prefix, python, line}]}, each in the order the log names them, what the
+    programs in it printed at start-up (rocm_doctor.parsers.paste_programs: programs, env, gpus) and what the GPU
+    tables in it list (rocm_doctor.parsers.paste_tables: more gpus, with a compute capability `cc` where stated, and
+    drivers: [{tool, version, cuda, line}])."""
     out: dict = {"targets": [], "overrides": [], "torch": [], "rocm": [], "hip": [], "pythons": []}
     seen: dict[str, set] = {key: set() for key in out}
     for raw in (text or "").splitlines():
@@ -67,6 +70,7 @@ def parse_log(text: str | None) -> dict:
         for prefix, python in _SITE.findall(line):
             _add(out["pythons"], seen["pythons"], prefix, prefix=prefix, python=python or None, line=line)
     _merge_programs(out, seen, parse_programs(text))
+    _merge_tables(out, seen, parse_tables(text))
     return out
 
 
@@ -87,3 +91,14 @@ def _merge_programs(out: dict, seen: dict, programs: dict) -> None:
         version = ".".join(parts[:2]) if len(parts) > 2 and len(parts[2]) >= 4 else item["version"]  # HIP's 6.2.41133
         _add(out["rocm"], seen["rocm"], version, version=version, line=item["line"])
     out.update(programs=programs["programs"], env=programs["env"], gpus=programs["gpus"])
+
+
+def _merge_tables(out: dict, seen: dict, tables: dict) -> None:
+    """The GPUs nvidia-smi, deviceQuery and clinfo list join the programs' (a gfx they name is a target), and the
+    NVIDIA driver and CUDA versions they state become `drivers`."""
+    for gpu in tables["gpus"]:
+        if gpu["gfx"] and not gfxlib.is_generic(gpu["gfx"]):
+            _add(out["targets"], seen["targets"], gpu["gfx"], gfx=gpu["gfx"], line=gpu["line"])
+        out["gpus"].append({"name": gpu["name"], "gfx": gpu["gfx"], "cc": gpu["cc"], "accepted": True,
+                            "how": gpu["tool"], "line": gpu["line"]})
+    out["drivers"] = tables["drivers"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.parsers.garbled import MAX_GPUS, bounded_gpus
+from rocm_doctor.parsers.untrusted_text import shown
 
 # The fields the probe asks for, in order (their names as nvidia-smi --help-query-gpu spells them).
 GPU_FIELDS = (
@@ -149,7 +150,7 @@ def parse_compute_apps(text: str) -> dict:
         name = row.get("process_name", "")
         used = row.get("used_memory", "")
         processes.append({"gpu_uuid": None if _missing(row.get("gpu_uuid", "")) else row["gpu_uuid"].strip(),
-                          "pid": pid, "name": None if _missing(name) else name,
+                          "pid": pid, "name": None if _missing(name) else shown(name),  # another user's text
                           "used_mib": None if _missing(used) else _number(used, int)})
     return {"processes": processes, "errors": errors}
 

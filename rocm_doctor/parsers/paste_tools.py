@@ -1,6 +1,7 @@
-"""The tool outputs a paste holds (rocminfo, hipconfig --full, rocm-smi, amd-smi static, hipInfo), cut out by the
-lines each tool prints first and last, so the parsers a live run uses read them as the machine's own output. Also
-the platform the paste shows. Pure; never raises."""
+"""The tool outputs a paste holds (rocminfo, hipconfig --full, rocm-smi, amd-smi static or its default table, hipInfo,
+and nvidia-smi's table, CUDA's deviceQuery and clinfo, which parsers/paste_tables.py reads), cut out by the lines each
+tool prints first and last, so the parsers a live run uses read them as the machine's own output. Also the platform
+the paste shows. Pure; never raises."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ TOOLS = {
                             r"|HSA System Attributes\s*$)"), re.compile(r"^\*\*\* Done \*\*\*")),
     "hipconfig-full": (re.compile(r"^HIP version\s*:\s*\d"), re.compile(r"^== Linux Kernel|^== Windows")),
     "rocm-smi-json": (re.compile(r"^=+ ROCm System Management Interface =+"), re.compile(r"^=+ End of ROCm SMI Log =+")),
-    "amd-smi-static-json": (re.compile(r"^GPU: \d+\s*$"), None),
+    "amd-smi-static-json": (re.compile(r"^GPU: \d+\s*$|^\|\s*AMD-SMI \S+\s+amdgpu version"), None),
     "hipinfo": (re.compile(r"^device#\s+\d+\s*$"), None),
+    "nvidia-smi": (re.compile(r"^\|?\s*NVIDIA-SMI \d[\d.]*\s+Driver Version"), None),
+    "devicequery": (re.compile(r"^\s*CUDA Device Query \(Runtime API\)"), re.compile(r"^Result = ")),
+    "clinfo": (re.compile(r"^\s*Number of platforms\b|^\s*Device Type:\s+CL_DEVICE_TYPE_"), None),
 }
 _STARTS = [start for start, _ in TOOLS.values()]
 # a kernel log: dmesg's stamp, journalctl's "kernel:", or the drivers' own prefixes
@@ -23,7 +27,8 @@ _WSL = re.compile(r"WSL environment detected|microsoft-standard-WSL2|/dev/dxg|\b
 _WINDOWS = re.compile(r"[A-Za-z]:\\(?:Users|Program Files|Windows|AMD|Python\d*)\\|amdhip64(?:_\d+)?\.dll|\.exe\b"
                       r"|HIP SDK|Adrenalin|\bWin(?:dows)? ?1[01]\b|WDDM|amd_windows\.go|\\AppData\\|\bWinError \d+|\w\.dll\b", re.IGNORECASE)
 _LINUX = re.compile(r"\bon linux\b|\[GCC |/opt/rocm|/dev/kfd|/usr/lib|/home/|amdgpu [\da-f]{4}:|/sys/module/|Ubuntu|Fedora|"
-                    r"Arch Linux|journalctl|\.so\b|ROCk module|amd_linux\.go")
+                    r"Arch Linux|journalctl|\.so\b|ROCk module|amd_linux\.go|\bzypper\b|\bdnf\b|\bapt(?:-get)? "
+                    r"(?:install|update)\b|Resolving package dependencies|SUSE|\.el\d+\.x86_64\b")
 _AMD = re.compile(r"\bgfx[0-9a-f]{3,4}\b|ROCm|\bHIP\b|hip[A-Z]\w+|amdgpu|Radeon|Instinct|rocBLAS|MIOpen|\bhsa_|HSA_")
 _NVIDIA = re.compile(r"NVIDIA|CUDA|\bcu\d{3}\b|nvidia-smi|\bsm_\d{2,3}\b|NCCL")
 

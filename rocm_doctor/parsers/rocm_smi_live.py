@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 
+from rocm_doctor.parsers.untrusted_text import shown
+
 _CARD = re.compile(r"^card(\d+)$")
 _PID_KEY = re.compile(r"^PID\s*(\d+)$")
 _ROW = re.compile(r"^\s*(?P<pid>\d+)\s+(?P<name>.*?)\s+(?P<gpus>\d+)\s+(?P<vram>\d+|UNKNOWN)\s+"
@@ -36,8 +38,8 @@ def _first(values: dict, keys) -> int | None:
 
 
 def _process(pid: int, name: str, gpus, vram) -> dict:
-    name = name.strip()
-    return {"pid": pid, "name": name if name and name.upper() not in ("N/A", "UNKNOWN") else None,
+    name = name.strip()  # another user's text: shown neutral and without its secrets
+    return {"pid": pid, "name": shown(name) if name and name.upper() not in ("N/A", "UNKNOWN") else None,
             "gpu_count": _int(gpus), "vram_bytes": _int(vram)}
 
 

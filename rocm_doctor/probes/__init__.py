@@ -2,7 +2,9 @@
 
 `collect` records the platform and environment, then runs every probe module of this package concurrently. A
 probe module defines `collect(recorder)`; it may set `PLATFORMS` (a tuple of platform names) to run only there.
-Every command goes through the runner with a timeout, so the whole collection is bounded in time. The slowest
+Every command goes through the runner with a timeout, and the tools' commands share one deadline (the command
+timeout, from the moment the probes start; a probe runs its independent commands side by side), so tools that all
+hang cost one timeout, not one each. The slowest
 probe (the torch child's `import torch`, seconds) starts before the others are even imported, and while the
 probes wait on their commands the caller's `meanwhile` runs in this thread.
 """
@@ -10,6 +12,7 @@ probes wait on their commands the caller's `meanwhile` runs in this thread.
 from __future__ import annotations
 
 import pkgutil
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Optional
@@ -24,6 +27,7 @@ from rocm_doctor.probes._target import TargetError, choose_python, environment_o
 # What other packages use; the underscored modules behind it are this package's own.
 __all__ = ["ProbeContext", "Recorder", "TargetError", "choose_python", "collect", "detect_os"]
 SLOWEST = ("torch_probe",)
+DEADLINE_GRACE_S = 1.0  # the probes' own start (threads, imports) before their first commands, past the timeout
 
 
 def probe_modules(platform_os: str, failures: dict[str, str]) -> Iterator:
@@ -45,6 +49,7 @@ def collect(context: ProbeContext, meanwhile: Optional[Callable[[], None]] = Non
             observations.add_probe_error("run_env", traceback.format_exc(limit=6))
     observations.target = {"python": context.python, "reason": context.python_reason,
                            **environment_of(context.python)}
+    context.deadline = time.monotonic() + context.command_timeout_s + DEADLINE_GRACE_S
     with ThreadPoolExecutor(max_workers=max(4, len(list(pkgutil.iter_modules(__path__))))) as pool:
         futures = {pool.submit(module.collect, recorder): module
                    for module in probe_modules(context.platform_os, observations.probe_errors)}

@@ -50,10 +50,12 @@ def collect(recorder: Recorder) -> None:
     if recorder.context.platform_os not in ("linux", "wsl"):
         return
     env, judged = recorder.context.env, recorder.context.judged_env()
-    for key, argv in LINUX_COMMANDS.items():
+
+    def run(key: str, argv: list[str]):
         if key in JUDGED_ENV_COMMANDS:  # the service's PATH may lack the folder this shell finds the tool in
             executable = resolve(argv[0], judged) or resolve(argv[0], env) or argv[0]
-            recorder.tool_command(key, [executable, *argv[1:]])
-        else:
-            executable = resolve(argv[0], env) or argv[0]  # unresolved: the runner records "not found"
-            recorder.command(key, [executable, *argv[1:]], env=dict(env))
+            return lambda: recorder.tool_command(key, [executable, *argv[1:]])
+        executable = resolve(argv[0], env) or argv[0]  # unresolved: the runner records "not found"
+        return lambda: recorder.command(key, [executable, *argv[1:]], env=dict(env))
+
+    recorder.side_by_side(*(run(key, argv) for key, argv in LINUX_COMMANDS.items()))  # none needs another's output

@@ -42,24 +42,22 @@ def _nvidia(recorder: Recorder) -> list[int]:
         if result.error or unknown not in fields:
             break
         fields.remove(unknown)
-    if result.error:
+    if result.error or result.timed_out:  # absent, or hung: asked again it would hang again
         return []
-    recorder.command("nvidia-smi-list", [tool, "-L"])
-    apps = recorder.command("nvidia-smi-compute-apps",
-                            [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV])
+    _, apps = recorder.side_by_side(
+        lambda: recorder.command("nvidia-smi-list", [tool, "-L"]),
+        lambda: recorder.command("nvidia-smi-compute-apps",
+                                 [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV]))
     return [p["pid"] for p in nvidia_smi.parse_compute_apps(apps.stdout)["processes"]]
 
 
 def _amd(recorder: Recorder) -> list[int]:
     env = recorder.context.env
-    pids = []
-    for key, argv in AMD_COMMANDS.items():
-        result = recorder.command(key, [resolve(argv[0], env) or argv[0], *argv[1:]], env=dict(env))
-        if key == "amd-smi-process-json":
-            pids += [p["pid"] for p in parse_process(result.stdout)]
-        elif key == "rocm-smi-live-json":
-            pids += [p["pid"] for p in parse_rocm_smi_live(result.stdout)["processes"]]
-    return pids
+    results = dict(zip(AMD_COMMANDS, recorder.side_by_side(*(
+        lambda key=key, argv=argv: recorder.command(key, [resolve(argv[0], env) or argv[0], *argv[1:]], env=dict(env))
+        for key, argv in AMD_COMMANDS.items()))))
+    return ([p["pid"] for p in parse_process(results["amd-smi-process-json"].stdout)]
+            + [p["pid"] for p in parse_rocm_smi_live(results["rocm-smi-live-json"].stdout)["processes"]])
 
 
 def _sysfs(recorder: Recorder) -> None:
@@ -87,8 +85,9 @@ def record_parents(recorder: Recorder, pids: list[int], cap: int = FILE_CAP) -> 
 
 def collect(recorder: Recorder) -> None:
     recorder.put("gpu.live.self", {"pid": os.getpid(), "started": runner.started_pids()})
-    pids = _nvidia(recorder)
-    if recorder.context.platform_os in ("linux", "wsl"):
-        pids += _amd(recorder)
-        _sysfs(recorder)
-        record_parents(recorder, pids)
+    if recorder.context.platform_os not in ("linux", "wsl"):
+        _nvidia(recorder)
+        return
+    nvidia, amd = recorder.side_by_side(lambda: _nvidia(recorder), lambda: _amd(recorder))
+    _sysfs(recorder)
+    record_parents(recorder, nvidia + amd)

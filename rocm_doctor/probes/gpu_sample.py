@@ -1,7 +1,8 @@
 """A cheap sample of the live GPU state, taken by the parent around each stage and each bench section: one
 `nvidia-smi --query-gpu` and one `--query-compute-apps` on NVIDIA, one `rocm-smi` JSON query on AMD (amd-smi where
 rocm-smi is missing), and the `/proc/<pid>/status` of each listed process and its parents, so the doctor's own
-children are told apart from other processes. The sample is raw observations, so a replay re-reads it.
+children are told apart from other processes. The sample is raw observations, so a replay re-reads it. Its
+commands run side by side under one deadline: hung tools cost one timeout per sample, not one each.
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ def sampler(env: Mapping[str, str], platform_os: str, timeout_s: float = TIMEOUT
         started = time.monotonic()
         observations = Observations()
         recorder = Recorder(observations, ProbeContext(python="", python_reason="", platform_os=platform_os, env=env,
-                                                       command_timeout_s=timeout_s))
+                                                       command_timeout_s=timeout_s, deadline=started + timeout_s))
         recorder.put("gpu.live.self", {"pid": os.getpid(), "started": runner.started_pids()})
-        pids = _nvidia(recorder, nvidia or "nvidia-smi", fields) if nvidia or not any(amd.values()) else []
-        pids += _amd(recorder, amd, env)
-        record_parents(recorder, pids, STATUS_CAP)
+        asked = nvidia or not any(amd.values())
+        on_nvidia, on_amd = recorder.side_by_side(
+            lambda: _nvidia(recorder, nvidia or "nvidia-smi", fields) if asked else [],
+            lambda: _amd(recorder, amd, env))
+        record_parents(recorder, on_nvidia + on_amd, STATUS_CAP)
         raw = observations.to_dict()
         return {**{key: raw[key] for key in ("commands", "files", "probes")},
                 "seconds": round(time.monotonic() - started, 3)}
@@ -59,7 +62,7 @@ def _nvidia(recorder: Recorder, tool: str, fields: list[str]) -> list[int]:
         if result.error or unknown not in fields:
             break
         fields.remove(unknown)
-    if result.error:
+    if result.error or result.timed_out:  # absent, or hung: asked again it would hang again
         return []
     apps = recorder.command("nvidia-smi-compute-apps",
                             [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV])
@@ -70,11 +73,11 @@ def _amd(recorder: Recorder, tools: dict, env: dict) -> list[int]:
     """rocm-smi's one query (use, memory, pids) where it is installed, else amd-smi's metric and process lists."""
     wanted = ["rocm-smi-live-json"] if tools.get("rocm-smi-live-json") else [
         key for key in ("amd-smi-metric-json", "amd-smi-process-json") if tools.get(key)]
+    results = dict(zip(wanted, recorder.side_by_side(
+        *(lambda key=key: recorder.command(key, [tools[key], *AMD_COMMANDS[key][1:]], env=env) for key in wanted))))
     pids = []
-    for key in wanted:
-        result = recorder.command(key, [tools[key], *AMD_COMMANDS[key][1:]], env=env)
-        if key == "rocm-smi-live-json":
-            pids += [p["pid"] for p in parse_rocm_smi_live(result.stdout)["processes"]]
-        elif key == "amd-smi-process-json":
-            pids += [p["pid"] for p in parse_process(result.stdout)]
+    if "rocm-smi-live-json" in results:
+        pids += [p["pid"] for p in parse_rocm_smi_live(results["rocm-smi-live-json"].stdout)["processes"]]
+    if "amd-smi-process-json" in results:
+        pids += [p["pid"] for p in parse_process(results["amd-smi-process-json"].stdout)]
     return pids

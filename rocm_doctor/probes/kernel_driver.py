@@ -18,8 +18,7 @@ MAX_CONF_FILES = 64
 
 
 def collect(recorder: Recorder) -> None:
-    for key, argv in COMMANDS.items():
-        recorder.command(key, argv)
+    recorder.side_by_side(*(lambda key=key, argv=argv: recorder.command(key, argv) for key, argv in COMMANDS.items()))
     seen = set()
     for folder in MODPROBE_DIRS:
         listing = recorder.list_dir(folder)

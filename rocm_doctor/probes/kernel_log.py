@@ -19,6 +19,5 @@ DMESG = ("dmesg-kernel", ["dmesg"])
 def collect(recorder: Recorder) -> None:
     """Past the recorder's cap the newest lines are kept (the record says how many bytes went); dmesg is read too
     when the journal stopped before its end, so that a complete log can be judged instead of a part."""
-    journal = recorder.command(*JOURNAL, keep_tail=True)
-    if not journal.ok or not messages(journal.stdout):
-        recorder.command(*DMESG, keep_tail=True)
+    recorder.with_fallback(lambda: recorder.command(*JOURNAL, keep_tail=True),
+                           lambda journal: not journal.ok or not messages(journal.stdout), *DMESG, keep_tail=True)

@@ -25,12 +25,20 @@ COMMANDS = {
 }
 
 
+def _failed(shown) -> bool:
+    """rocm-smi is absent (amd-smi replaces it in newer ROCm) or failed: amd-smi is asked instead."""
+    return bool(shown.error or shown.timed_out or shown.returncode != 0 or not (shown.stdout or "").strip())
+
+
+def _firmware(recorder: Recorder) -> None:
+    env = recorder.context.env
+    recorder.with_fallback(
+        lambda: recorder.command(FIRMWARE_KEY, [resolve("rocm-smi", env) or "rocm-smi", "--showfwinfo"], env=dict(env)),
+        _failed, AMD_SMI_FIRMWARE_KEY, [resolve("amd-smi", env) or "amd-smi", "firmware"], env=dict(env))
+
+
 def collect(recorder: Recorder) -> None:
-    for key, argv in COMMANDS.items():
-        recorder.command(key, argv)
+    calls = [lambda key=key, argv=argv: recorder.command(key, argv) for key, argv in COMMANDS.items()]
     if recorder.context.platform_os == "linux":  # WSL has no amdgpu: rocm-smi reads nothing there
-        env = recorder.context.env
-        shown = recorder.command(FIRMWARE_KEY, [resolve("rocm-smi", env) or "rocm-smi", "--showfwinfo"], env=dict(env))
-        if shown.error or shown.timed_out or shown.returncode != 0 or not (shown.stdout or "").strip():
-            # rocm-smi is absent (amd-smi replaces it in newer ROCm) or failed: ask amd-smi
-            recorder.command(AMD_SMI_FIRMWARE_KEY, [resolve("amd-smi", env) or "amd-smi", "firmware"], env=dict(env))
+        calls.append(lambda: _firmware(recorder))
+    recorder.side_by_side(*calls)

@@ -9,7 +9,7 @@ from typing import Optional
 from rocm_doctor.facts.keys import MACHINE_ENV_KEY, USER_ENV_KEY
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.windows_record import WindowsRecorder
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.host import WindowsHost, default_host
 from rocm_doctor.windows.patterns import SCAN_PATTERNS
 

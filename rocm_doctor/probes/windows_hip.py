@@ -14,7 +14,7 @@ from rocm_doctor.facts.keys import (AMD_CN_KEY, DISPLAY_CLASS_KEY, HIPINFO_COMMA
 from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.windows_record import WindowsRecorder
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.host import WindowsHost, default_host
 from rocm_doctor.windows.patterns import SCAN_PATTERNS
 

@@ -11,7 +11,7 @@ from rocm_doctor.knowledge.windows_layer import vc_runtime
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.windows_record import WindowsRecorder
 from rocm_doctor.windows.host import WindowsHost, default_host
-from rocm_doctor.windows.paths import system32
+from rocm_doctor.parsers.windows_paths import system32
 
 PLATFORMS = ("windows",)
 CURRENT_VERSION_VALUES = ("CurrentBuild", "CurrentBuildNumber", "UBR", "DisplayVersion", "ReleaseId", "ProductName",

@@ -12,7 +12,7 @@ from rocm_doctor.facts.keys import VSWHERE_KEY, VSWHERE_VC_KEY
 from rocm_doctor.parsers.vswhere import VC_TOOLS_COMPONENT, parse_vswhere
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.windows_record import WindowsRecorder
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.host import WindowsHost, default_host
 from rocm_doctor.windows.patterns import CXX_HEADERS
 

@@ -4,14 +4,21 @@ result it is, and the schema version, so a script reading any of them checks the
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any
+from typing import Any, Optional
 
 from rocm_doctor import __version__
 
-SCHEMA_VERSION = 2  # 2: the diagnosis (root causes, plan) and the relations on each finding; kinds for every command
+# 2: the diagnosis (root causes, plan) and the relations on each finding; kinds for every command. `data`,
+# `snapshot`, `explain` and `fleet` joined the envelope later without changing a field of any other kind, so the
+# version stayed; it goes up when a field's meaning or shape changes (data/report.schema.json).
+SCHEMA_VERSION = 2
 
 
-def envelope(kind: str, **body: Any) -> dict[str, Any]:
-    """{schema_version, tool, kind, generated_at, **body}."""
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def envelope(kind: str, generated_at: Optional[str] = None, **body: Any) -> dict[str, Any]:
+    """{schema_version, tool, kind, generated_at (now unless given), **body}."""
     return {"schema_version": SCHEMA_VERSION, "tool": {"name": "rocm-doctor", "version": __version__}, "kind": kind,
-            "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **body}
+            "generated_at": generated_at or now(), **body}

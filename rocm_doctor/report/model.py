@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from rocm_doctor import __version__
 from rocm_doctor.engine.diagnosis import Diagnosis, build
 from rocm_doctor.engine.model import Finding, Status
-from rocm_doctor.report.envelope import SCHEMA_VERSION
-
+from rocm_doctor.report.envelope import envelope, now
 
 
 @dataclass
@@ -19,9 +16,7 @@ class Report:
     target: dict[str, Any] = field(default_factory=dict)
     platform: dict[str, Any] = field(default_factory=dict)
     source: str = "live"  # "live" or the snapshot path it was replayed from
-    generated_at: str = field(
-        default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    )
+    generated_at: str = field(default_factory=now)
     stages: dict[str, Any] = field(default_factory=dict)  # kernels, bench, ... when they ran
     diagnosis: Optional[Diagnosis] = None  # built from the linked findings when not given
     versions: list[dict[str, Any]] = field(default_factory=list)  # report/versions.py: torch, driver, GPUs, OS...
@@ -41,17 +36,6 @@ class Report:
         return max(statuses, key=lambda s: s.rank) if statuses else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "rocm-doctor", "version": __version__},
-            "kind": "diagnosis",
-            "generated_at": self.generated_at,
-            "source": self.source,
-            "target": self.target,
-            "platform": self.platform,
-            "summary": self.summary(),
-            "diagnosis": self.diagnosis.to_dict(),
-            "findings": [f.to_dict() for f in self.findings],
-            "stages": self.stages,
-            "versions": self.versions,
-        }
+        return envelope("diagnosis", generated_at=self.generated_at, source=self.source, target=self.target,
+                        platform=self.platform, summary=self.summary(), diagnosis=self.diagnosis.to_dict(),
+                        findings=[f.to_dict() for f in self.findings], stages=self.stages, versions=self.versions)

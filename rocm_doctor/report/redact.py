@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from rocm_doctor.parsers import secret_values, shell_secrets
+from rocm_doctor.parsers import secret_patterns, secret_values, shell_secrets
 from rocm_doctor.report import redact_names
 from rocm_doctor.report import redact_rules as rules
 
@@ -211,10 +211,11 @@ class Redactor:
         if self._literal_re is not None:
             out = self._literal_re.sub(lambda m: self._hit("secret", m.group(0)), out)
         out = self._shell_secrets(out)
-        out = rules.PRIVATE_KEY.sub(lambda m: self._hit("private-key", m.group(0)), out)
-        out = rules.URL_CREDENTIALS.sub(lambda m: m.group("scheme") + self._hit("credentials", m.group("cred"), MASK) + "@", out)
-        out = rules.TOKEN.sub(lambda m: self._hit("token", m.group(0)), out)
-        out = rules.AUTH_HEADER.sub(lambda m: m.group(1) + self._hit("token", m.group(2)), out)
+        out = secret_patterns.PRIVATE_KEY.sub(lambda m: self._hit("private-key", m.group(0)), out)
+        out = secret_patterns.URL_CREDENTIALS.sub(
+            lambda m: m.group("scheme") + self._hit("credentials", m.group("cred"), MASK) + "@", out)
+        out = secret_patterns.TOKEN.sub(lambda m: self._hit("token", m.group(0)), out)
+        out = secret_patterns.AUTH_HEADER.sub(lambda m: m.group(1) + self._hit("token", m.group(2)), out)
         out = self._secret_assignments(out)
         out = rules.EMAIL.sub(lambda m: self._hit("email", m.group(0)), out)
         if self._home_re is not None:
@@ -256,11 +257,8 @@ class Redactor:
 
     def _secret_assignments(self, text: str) -> str:
         out, last = [], 0
-        for _, start, end in rules.secret_assignments(text):
-            value = text[start:end]
-            if value.startswith("<") or value.lower() in rules.HARMLESS_VALUES or value.lower() in rules.AUTH_SCHEMES:
-                continue
-            out += [text[last:start], self._hit("secret", value)]
+        for start, end in secret_patterns.assigned_secrets(text):
+            out += [text[last:start], self._hit("secret", text[start:end])]
             last = end
         return "".join(out) + text[last:] if out else text
 

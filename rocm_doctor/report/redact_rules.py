@@ -9,6 +9,7 @@ import re
 
 from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers import shell_secrets
+from rocm_doctor.parsers.secret_patterns import HARMLESS_VALUES
 
 MIN_SECRET_LEN = 6
 
@@ -43,8 +44,6 @@ USER_VARIABLES = {"USER", "USERNAME", "LOGNAME", "SUDO_USER"}
 HOME_VARIABLES = {"HOME", "USERPROFILE"}
 HOST_VARIABLES = {"HOSTNAME", "COMPUTERNAME", "HOST", "NAME"}
 DOMAIN_VARIABLES = {"USERDOMAIN", "USERDNSDOMAIN", "USERDOMAIN_ROAMINGPROFILE"}
-AUTH_SCHEMES = {"bearer", "basic", "token", "digest"}
-HARMLESS_VALUES = {"", "none", "null", "n/a", "true", "false", "yes", "no", "0", "1", "unset", "***", "<redacted>"}
 
 
 def is_secret_name(name: str) -> bool:
@@ -87,51 +86,8 @@ def trivial_id(value: str) -> bool:
     return set(digits) <= set("0-")
 
 
-# -- text patterns (applied in this order by Redactor._text) ------------------------------------------------
-PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S)
-URL_CREDENTIALS = re.compile(r"(?P<scheme>(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<cred>[^\s/@:<>\"']+(?::[^\s/@<>\"']*)?)@")
-TOKEN = re.compile(
-    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}"
-    r"|xox[baprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
-    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})"
-)
-AUTH_HEADER = re.compile(r"(?i)(\b(?:Bearer|Basic|Token|Digest)\s+)([A-Za-z0-9._~+/=-]{8,})")
-_SECRET_WORD = r"(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|auth)"
-_SECRET_WORD_RE = re.compile("(?i)" + _SECRET_WORD)
-_SEPARATOR = re.compile(r"[=:]")
-_ASSIGNED_VALUE = re.compile(r"[^\s\"',;]+")
-
-
-def secret_assignments(text: str) -> list[tuple[int, int, int]]:
-    """`password=…`, `api_key: …`, `"secret": "…"`: (start of the name, start and end of the value) for each one
-    whose name holds a secret word. Scanned from each `=`/`:` outwards, so every character is looked at a bounded
-    number of times (a pattern with a free prefix before the word backtracks quadratically on long names)."""
-    found, resume = [], 0
-    for sep in _SEPARATOR.finditer(text):
-        if sep.start() < resume:
-            continue
-        i = sep.start()
-        while i > 0 and text[i - 1].isspace():
-            i -= 1
-        if i > 0 and text[i - 1] == '"':
-            i -= 1
-        end = i
-        while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
-            i -= 1
-        if i == end or not _SECRET_WORD_RE.search(text, i, end):
-            continue
-        j = sep.end()
-        while j < len(text) and text[j].isspace():
-            j += 1
-        if j < len(text) and text[j] == '"':
-            j += 1
-        value = _ASSIGNED_VALUE.match(text, j)
-        if value is not None:
-            found.append((i, j, value.end()))
-            resume = value.end()
-    return found
-
-
+# -- text patterns (applied in this order by Redactor._text, after the secret ones, which live with the parsers
+# in parsers/secret_patterns.py: they mask the text other users control before it is shown, too)
 EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 HOME_PATH = re.compile(r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(?P<name>[^/\\\s\"'<>:;,]+)")
 SERIAL_LINE = re.compile(

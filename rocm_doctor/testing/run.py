@@ -12,7 +12,7 @@ from rocm_doctor.engine.model import Check, Finding
 from rocm_doctor.engine.registry import Registry, load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret import interpret
+from rocm_doctor.interpret import derive_again, interpret
 from rocm_doctor.testing.cases import Case, CaseError
 
 Checks = Union[Registry, Iterable[type[Check]], None]
@@ -44,7 +44,8 @@ def observations_of(case: Case) -> Observations:
 
 
 def apply_overrides(facts: Facts, overrides: dict, where: str) -> Facts:
-    """`facts.set` each override; None makes the fact missing (only possible for a fact no interpreter set)."""
+    """`facts.set` each override; None makes the fact missing (only possible for a fact no interpreter set). The
+    facts interpreters derive from an override are derived again (gpu.targets from gpu.inventory)."""
     for key, value in overrides.items():
         if value is not None:
             facts.set(key, copy.deepcopy(value))
@@ -53,6 +54,7 @@ def apply_overrides(facts: Facts, overrides: dict, where: str) -> Facts:
                             "instead of overriding it with None")
         else:
             facts.set_missing(key, MISSING_REASON)
+    derive_again(facts, [key for key, value in overrides.items() if value is not None])
     return facts
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.patterns import is_hip_runtime, matches, runtime_major
 
 

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from rocm_doctor.facts.keys import DIR_SCAN_PREFIX, REGISTRY_PREFIX
 from rocm_doctor.facts.observations import FileRecord, Observations
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 
 
 class Seen:

@@ -1,7 +1,9 @@
 """From benchmark results to lines with a verdict and an explanation. Pure: no torch, no I/O but the catalog.
 
 A line is a dict: section, key, label, value, unit, expected (or None), fraction, verdict, explanation, remedy
-(list of steps), check (the check id that reports it), details, and unreliable (why, when set). Verdicts: good,
+(list of steps), figure (what a judged line measured: matmul, bf16_vs_fp16, bandwidth, host_copy, launch,
+sdpa_fused, decode, section; None for a line no check judges), details, and unreliable (why, when set). The checks
+that turn lines into findings, and which figures each judges, are checks/bench.py. Verdicts: good,
 low, very low (against the fraction of peak well-configured systems reach, THRESHOLDS), unknown (no expectation for
 this card: raw figure), info (a figure with no verdict), failed (the section did not produce it).
 
@@ -80,7 +82,7 @@ class Analysis:
         for name, entry in (self.results.get("sections") or {}).items():
             if entry.get("state") in ("ok", None):
                 continue
-            self.add(make_line(name, f"{name}.state", f"{name} section", None, "", check="bench-section-failed",
+            self.add(make_line(name, f"{name}.state", f"{name} section", None, "", figure="section",
                                verdict_=FAILED, explanation=f"{entry.get('state')}: {entry.get('detail')}",
                                state=entry.get("state")))
 

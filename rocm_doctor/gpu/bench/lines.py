@@ -1,4 +1,7 @@
-"""The line, the unit of a benchmark analysis (see analysis.py for its fields), and reading the results object."""
+"""The line, the unit of a benchmark analysis (see analysis.py for its fields), and reading the results object.
+
+`figure` names what a judged line measured (matmul, bandwidth, launch, ...); which check judges each kind is
+checks/bench.py's choice, not the analysis's."""
 
 from __future__ import annotations
 
@@ -7,12 +10,12 @@ from typing import Any, Iterable, Optional
 from rocm_doctor.gpu.bench.verdicts import INFO
 
 
-def make_line(section: str, key: str, label: str, value: Optional[float], unit: str, check: Optional[str] = None,
+def make_line(section: str, key: str, label: str, value: Optional[float], unit: str, figure: Optional[str] = None,
               expected: Optional[float] = None, fraction: Optional[float] = None, verdict_: str = INFO,
               explanation: str = "", remedy: Iterable[str] = (), **details: Any) -> dict[str, Any]:
     return {"section": section, "key": key, "label": label, "value": value, "unit": unit, "expected": expected,
             "fraction": fraction, "verdict": verdict_, "explanation": explanation, "remedy": list(remedy),
-            "check": check, "details": details}
+            "figure": figure, "details": details}
 
 
 def records(results: dict[str, Any], section: str, kind: Optional[str] = None) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
-"""The benchmark as a pipeline stage: its result is the `bench.results` fact (probe "bench"), judged by the
-checks that require it (checks/bench.py), the same on a live run and on a replayed snapshot."""
+"""The benchmark as a pipeline stage: its result is the `bench.results` fact (probe "bench"); its interpret step
+sets `bench.analysis` once per run (the figures against what the card should reach, analysis.py), which the
+checks judge (checks/bench.py, checks/perf_switches.py), the same on a live run and on a replayed snapshot."""
 
 from __future__ import annotations
 
@@ -10,19 +11,22 @@ from rocm_doctor.engine.engine import Selection, sort_findings
 from rocm_doctor.engine.pipeline import Stage, rerun
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts, target_python
+from rocm_doctor.facts.keys import STAGE_FACTS
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import stage_results
 
 PROBE_KEY, FACT, NOT_RUN = stage_results.BENCH
+ANALYSIS = next(key for key, stage in STAGE_FACTS.items() if stage == "bench")
 
 
 class BenchStage(Stage):
     name = "bench"
     probe_key = PROBE_KEY
-    provides = (FACT,)
+    provides = (FACT, ANALYSIS)
 
     def __init__(self, preset: str = "quick", device: str = "auto", device_index: int = 0, sections=()) -> None:
         self.preset, self.device, self.device_index, self.sections = preset, device, device_index, tuple(sections)
+        self._analysed: tuple = (None, None)  # (results, their analysis): the report's summary reuses it
 
     def run(self, facts, progress=None) -> dict[str, Any]:
         return self.run_watched(facts, progress, None)
@@ -45,26 +49,26 @@ class BenchStage(Stage):
                            on_record=on_record, preset=self.preset, sample=sample)
 
     def interpret(self, observations, facts) -> None:
-        stage_results.interpret(observations, facts)
-
-    def evidence(self, facts) -> dict[str, dict[str, Any]]:
-        """A logging or debug switch the re-run without it measured harmless: the static warning is refuted."""
-        from rocm_doctor.gpu.bench.analysis import analyze
-        from rocm_doctor.gpu.bench.switches import describe
-
-        out = {}
-        for comparison in analyze(facts.get(FACT) or {})["observed"]["switches"]:
-            if comparison["figures"] and not comparison["slows"] and not comparison["unreliable"] \
-                    and not comparison["failed"]:
-                out[f"gpu-library-logging-enabled:{comparison['variable']}"] = {
-                    "refuted": True, "kind": "bench-switch-ab",
-                    "detail": "re-run without it: " + "; ".join(describe(f) for f in comparison["figures"])}
-        return out
+        interpret(observations, facts)
+        self._analysed = (facts.get(FACT), facts.get(ANALYSIS))
 
     def summary(self, result: dict[str, Any]) -> dict[str, Any]:
         from rocm_doctor.gpu.bench.analysis import analyze
 
-        return {"results": result, "analysis": analyze(result)}
+        done, analysis = self._analysed
+        return {"results": result, "analysis": analysis if done is result and analysis is not None else analyze(result)}
+
+
+def interpret(observations, facts) -> None:
+    """The stage's facts: the results as recorded, and their analysis, computed here once for every check."""
+    from rocm_doctor.gpu.bench.analysis import analyze
+
+    stage_results.interpret(observations, facts)
+    results = facts.get(FACT)
+    if isinstance(results, dict):
+        facts.set(ANALYSIS, analyze(results))
+    else:
+        facts.set_missing(ANALYSIS, facts.why_missing(FACT))
 
 
 def findings(results: dict[str, Any], facts: Optional[Facts] = None) -> list:
@@ -72,8 +76,8 @@ def findings(results: dict[str, Any], facts: Optional[Facts] = None) -> list:
     linked: a switch the re-run measured as slowing explains the low figures it moved."""
     facts = facts if facts is not None else Facts(Observations())
     facts.observations.add_probe(PROBE_KEY, results)
-    stage_results.interpret(facts.observations, facts)
+    interpret(facts.observations, facts)
     registry = load_registry(include_plugins=False)
-    found = rerun(registry, facts, [], (FACT,), Selection())
+    found = rerun(registry, facts, [], BenchStage.provides, Selection())
     relations.link(found, registry.checks, facts)
     return sort_findings(found)

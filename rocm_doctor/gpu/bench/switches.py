@@ -3,8 +3,7 @@ without, and what each re-run measured against the run with the switch.
 
 A switch is re-run without when a figure it moves (data/perf_switches.json `figures`) is low, or when no expectation
 judges those figures (the CPU device, CPU-side figures, a card not in the catalog): then only the re-run can tell.
-It slows a figure when that figure is at least SLOWS_AT times better without it: the same bf16 product varied about
-12% between runs minutes apart on an H200 (docs/measurements.md), so smaller differences are not told from noise.
+It slows a figure when that figure is at least SLOWS_AT times better without it (knowledge/perf_switches.py says why).
 """
 
 from __future__ import annotations
@@ -15,8 +14,8 @@ from typing import Any, Iterable, Mapping, Optional
 from rocm_doctor.gpu.bench.lines import device_of
 from rocm_doctor.gpu.bench.verdicts import INFO, LOW, UNKNOWN, VERY_LOW
 from rocm_doctor.knowledge import perf_switches
+from rocm_doctor.knowledge.perf_switches import SLOWS_AT, describe  # noqa: F401 (the renderer reads describe here)
 
-SLOWS_AT = 1.2
 MAX_RUNS = 3
 HIGHER_IS_BETTER = {"TFLOP/s", "GB/s", "tok/s"}
 LOWER_IS_BETTER = {"us/launch", "ms/step", "ms"}
@@ -95,8 +94,3 @@ def compare(run: dict[str, Any], with_lines: list[dict], without_lines: list[dic
             "speedup": best["speedup"] if best else None, "slows": bool(best and best["speedup"] >= SLOWS_AT),
             "failed": [f"{name}: {entry.get('state')} ({entry.get('detail')})" for name, entry in
                        (((run.get("results") or {}).get("sections")) or {}).items() if entry.get("state") != "ok"]}
-
-
-def describe(figure: dict) -> str:
-    return (f"{figure['label']}: {figure['without']:.3g} {figure['unit']} without it against {figure['with']:.3g} "
-            f"with it ({figure['speedup']:.2f}x)")

@@ -53,7 +53,7 @@ def matmul(a: Analysis) -> None:
         if v in (LOW, VERY_LOW):
             lows.append(dtype)
         a.add(make_line("matmul", f"matmul.{dtype}", f"{dtype} mm ({_shapes_label(len(by_dtype[dtype]))}, {shape})",
-                        rec["median_tflops"], "TFLOP/s", check="bench-matmul-low" if a.on_gpu else None,
+                        rec["median_tflops"], "TFLOP/s", figure="matmul" if a.on_gpu else None,
                         expected=peak, fraction=fraction, verdict_=v, explanation=explanation, remedy=remedy,
                         best_tflops=rec["best_tflops"], shape=shape, good_at=rule["good"], low_at=rule["low"],
                         threshold_source=rule["source"],
@@ -100,7 +100,7 @@ def _explain_dtypes(a: Analysis, best: dict[str, Any]) -> None:
         else:
             explanation, remedy, v = f"bf16 runs at {ratio:.0%} of fp16", [], GOOD
         a.add(make_line("matmul", "matmul.bf16_vs_fp16", "bf16 / fp16 matmul speed", ratio, "ratio",
-                        check="bench-bf16-slow", expected=1.0, fraction=ratio, verdict_=v,
+                        figure="bf16_vs_fp16", expected=1.0, fraction=ratio, verdict_=v,
                         explanation=explanation, remedy=remedy))
     fp32, tf32 = best.get("fp32"), best.get("tf32")
     if fp32 and tf32 and fp32["median_tflops"]:
@@ -133,7 +133,7 @@ def memory(a: Analysis) -> None:
         elif v == UNKNOWN:
             explanation = f"no expectation: {a.match}"
         a.add(make_line("memory", f"memory.{op}", label, value, "GB/s",
-                        check="bench-bandwidth-low" if judged else None, expected=peak if judged else None,
+                        figure="bandwidth" if judged else None, expected=peak if judged else None,
                         fraction=fraction, verdict_=v, explanation=explanation, remedy=remedy,
                         bytes=rec.get("bytes"), bytes_counted=rec.get("bytes_counted"),
                         best_gbs=rec.get("best_gbs"), good_at=rule["good"], low_at=rule["low"]))
@@ -173,7 +173,7 @@ def _host_copies(a: Analysis) -> None:
                     remedy = ["If the GPU sits on the other CPU socket, bind the process to the one nearest it "
                               "(numactl --cpunodebind)."]
             a.add(make_line("memory", f"host.pinned.{direction}", f"pinned {direction.upper()}", value, "GB/s",
-                            check="bench-host-copy-slow", expected=link_gbs, fraction=fraction, verdict_=v,
+                            figure="host_copy", expected=link_gbs, fraction=fraction, verdict_=v,
                             explanation=explanation, remedy=remedy, link=link, good_at=rule["good"]))
         if pageable:
             value = pageable["median_gbs"]
@@ -188,7 +188,7 @@ def _host_copies(a: Analysis) -> None:
                 remedy = ["Pin host memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True); "
                           "pin once, outside the loop."]
             a.add(make_line("memory", f"host.pageable.{direction}", f"pageable {direction.upper()}", value, "GB/s",
-                            check="bench-host-copy-slow", expected=pinned["median_gbs"] if pinned else None,
+                            figure="host_copy", expected=pinned["median_gbs"] if pinned else None,
                             fraction=ratio, verdict_=v, explanation=explanation, remedy=remedy))
 
 
@@ -220,6 +220,6 @@ def launch(a: Analysis) -> None:
         elif v in (LOW, VERY_LOW):
             explanation = f"graph replay costs {us:.1f} us per kernel"
         a.add(make_line("launch", f"launch.{mode}", labels[mode], us, "us/launch",
-                        check="bench-launch-bound" if a.on_gpu else None, verdict_=v, explanation=explanation,
+                        figure="launch" if a.on_gpu else None, verdict_=v, explanation=explanation,
                         remedy=remedy, good_up_to=good, low_up_to=low, threshold_source=source,
                         device_us=rec.get("device_us"), submit_us=rec.get("submit_us")))

@@ -1,13 +1,13 @@
-"""The verdicts a benchmark line can have (analysis.py says what each means), the thresholds behind them, and the
-worst of several lines. Pure data and small functions."""
+"""The verdicts a benchmark line can have (analysis.py says what each means) and the sourced thresholds behind
+them. Pure data and small functions. The stage reads them while it runs (which speed switches to re-run without);
+the checks that turn lines into findings, and how bad each verdict is, are checks/bench.py."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
 GOOD, LOW, VERY_LOW, UNKNOWN, INFO, FAILED = "good", "low", "very low", "unknown", "info", "failed"
-VERDICT_RANK = {INFO: 0, GOOD: 0, UNKNOWN: 1, LOW: 2, FAILED: 2, VERY_LOW: 3}
 
 # Fractions of peak reached by well-configured systems; docs/bench.md gives the figures behind each.
 THRESHOLDS: dict[str, dict[str, Any]] = {
@@ -39,10 +39,6 @@ NO_BF16_MATRIX = r"^gfx(8|90[0-6]|10[13])"  # Vega/GCN before gfx908, RDNA1/RDNA
 NOT_EXPLAINED = "not explained by anything observed"
 
 
-def _shapes_label(count: int) -> str:
-    return "one shape" if count == 1 else f"best of {count} shapes"
-
-
 def verdict(fraction: Optional[float], good: float, low: float) -> str:
     if fraction is None:
         return UNKNOWN
@@ -58,8 +54,3 @@ def matmul_thresholds(gfx: str, dtype: str) -> dict[str, Any]:
         if re.match(rule["gfx"], gfx or "") and dtype in rule["dtypes"]:
             return rule
     return THRESHOLDS["matmul"]
-
-
-def worst(lines: Iterable[dict[str, Any]]) -> Optional[dict[str, Any]]:
-    lines = list(lines)
-    return max(lines, key=lambda l: VERDICT_RANK.get(l["verdict"], 0)) if lines else None

@@ -56,7 +56,7 @@ def sdpa(a: Analysis) -> None:
         else:
             explanation, remedy, v = "a fused attention backend runs for every tested shape and dtype", [], GOOD
         a.add(make_line("sdpa", "sdpa.fused", "fused SDPA backend available",
-                        float(len(groups) - len(math_only)), f"of {len(groups)} cases", check="bench-sdpa-math-only",
+                        float(len(groups) - len(math_only)), f"of {len(groups)} cases", figure="sdpa_fused",
                         verdict_=v, explanation=explanation, remedy=remedy,
                         math_only=[f"{s} {d}" for s, d, _ in math_only]))
 
@@ -147,7 +147,7 @@ def decoder(a: Analysis) -> None:
         a.values[f"decode_{target}_tokens_per_s"] = rec["tokens_per_s"]
         a.add(make_line("decoder", f"decoder.decode.{target}",
                         f"decode {rec['tokens']} tokens, {model['dtype']}, {target.upper()}", rec["tokens_per_s"],
-                        "tok/s", check="bench-decode-under-roofline" if on_gpu else None, expected=roof,
+                        "tok/s", figure="decode" if on_gpu else None, expected=roof,
                         fraction=fraction, verdict_=v if roof else (UNKNOWN if on_gpu else INFO),
                         explanation=explanation, remedy=remedy, ms_per_token=rec["ms_per_token"],
                         bytes_per_token=per_token, bandwidth_gbs=bw, bandwidth_source=bw_source,

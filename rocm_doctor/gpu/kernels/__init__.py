@@ -8,6 +8,6 @@ Layout:
   attribution.py  device kernel names -> library (cuBLAS, rocBLAS/Tensile, MIOpen, flash-attention, ...)
   liblogs.py   a separate child with the math libraries' own logging switched on
   ab.py        HSA_OVERRIDE_GFX_VERSION A/B runs (AMD, Linux)
-  verdicts.py  outcomes -> signature matches, and static findings confirmed or refuted by the kernels
+  signatures.py  outcomes -> the known error signatures each failed case printed (checks/gpu_confirm.py judges)
   stage.py     the confirm stage as `rocm-doctor check` and `rocm-doctor kernels` run it
 """

@@ -92,7 +92,7 @@ def capture(
     chatter = [line for line in run.result.stdout.splitlines() if not line.lstrip().startswith("{")]
     text = "\n".join(chatter + run.result.stderr.splitlines())
     kept, dropped = cap_text(text, cap)
-    from rocm_doctor.gpu.kernels.verdicts import signature_matches
+    from rocm_doctor.gpu.kernels.signatures import signature_matches
 
     outcomes = {e.get("case"): e.get("outcome") for e in run.records if e.get(MARKER) == "result"}
     return {

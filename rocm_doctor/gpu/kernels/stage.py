@@ -16,7 +16,7 @@ from rocm_doctor.engine.pipeline import Stage
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.gpu.kernels import ab, liblogs
 from rocm_doctor.gpu.kernels.harness import BackgroundSuite, SuiteOptions, failed, run_suite
-from rocm_doctor.gpu.kernels.verdicts import analyse, kernel_evidence
+from rocm_doctor.gpu.kernels.signatures import analyse
 from rocm_doctor.interpret import stage_results
 from rocm_doctor.parsers.gfx import base_gfx
 
@@ -118,8 +118,8 @@ def confirm(facts, options: Optional[ConfirmOptions] = None, early: Optional[Bac
 
 
 class KernelStage(Stage):
-    """The confirm stage in the pipeline: its result is the `gpu.kernels` fact; its analysis confirms or refutes
-    static findings."""
+    """The confirm stage in the pipeline: its result is the `gpu.kernels` fact, which checks/gpu_confirm.py judges
+    (and from which it confirms or refutes static findings)."""
 
     name = "kernels"
     probe_key = "kernels"
@@ -156,9 +156,6 @@ class KernelStage(Stage):
 
     def interpret(self, observations, facts) -> None:
         stage_results.interpret(observations, facts)
-
-    def evidence(self, facts) -> dict[str, dict[str, Any]]:
-        return kernel_evidence(facts.get(FACT_KEY))
 
 
 def judge(findings: list, facts, stage: dict) -> list:

@@ -1,47 +1,32 @@
-"""`rocm-doctor bench --collectives`: the local collectives as a benchmark (JSON or a readable table)."""
+"""The local collectives' result (`rocm-doctor bench --collectives`): a readable table of the ranks, the measured
+sizes, the peer copies and the findings; in JSON the raw results and the findings."""
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
-import click
+from rocm_doctor.distributed.results import summary_lines
+from rocm_doctor.report.format import Output, Result
 
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_CANNOT_RUN = 0, 1, 2
+class CollectivesResult(Result):
+    """What run_local measured in child processes of `python`, and the findings judged from it."""
 
+    kind = "bench-collectives"
+    json_indent = 1
 
-def bench_collectives(python: str, preset: str, device: str, as_json: bool = False, verbose: bool = False,
-                      world_size=None) -> int:
-    from rocm_doctor.distributed.local import LocalOptions, run_local
-    from rocm_doctor.distributed.stage import _progress_printer, judge
-    from rocm_doctor.facts.facts import Facts
-    from rocm_doctor.facts.observations import Observations
+    def __init__(self, python: str, results: dict[str, Any], findings: list) -> None:
+        self.python, self.results, self.findings = python, results, findings
 
-    results = run_local(python, LocalOptions(device=device, preset=preset, world_size=world_size,
-                                             on_record=None if as_json else _progress_printer()))
-    observations = Observations()
-    observations.env = dict(os.environ)
-    findings = judge(results, Facts(observations), ids=None)
-    if as_json:
-        from rocm_doctor.report.envelope import envelope
+    def body(self) -> dict[str, Any]:
+        return {"python": self.python, "results": self.results, "findings": [f.to_dict() for f in self.findings]}
 
-        click.echo(json.dumps(envelope("bench-collectives", python=python, results=results,
-                                       findings=[f.to_dict() for f in findings]), indent=1, default=str))
-    else:
-        click.echo("\n".join(render_lines(results, findings, verbose)))
-    if not results.get("ran"):
-        if not as_json:
-            click.echo(f"rocm-doctor: error: the collectives could not run: {results.get('detail')}", err=True)
-        return EXIT_CANNOT_RUN
-    problems = [f for f in findings if f.status.value in ("warn", "fail", "error")]
-    return EXIT_PROBLEMS if problems else EXIT_OK
+    def human(self, output: Output, verbose: bool = False) -> None:
+        output.write("\n".join(render_lines(self.results, self.findings, verbose)))
 
 
 def render_lines(results: dict[str, Any], findings: list, verbose: bool = False) -> list[str]:
-    from rocm_doctor.distributed.results import summary_lines
-
+    """The ranks, backend and devices, the measured sizes, the peer copies and the findings."""
     lines = []
     if results.get("ran"):
         names = ", ".join(sorted({str(d.get("name")) for d in results.get("devices") or []})) or results.get("device")

@@ -1,4 +1,5 @@
-"""Terminal rendering of a benchmark: per section, measured vs expected as bar charts, verdicts, explanations."""
+"""A benchmark's result: in the terminal per section, measured vs expected as bar charts, verdicts and
+explanations; in JSON the raw results, the lines with their verdicts, the diagnosis and the findings."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from rocm_doctor.gpu.bench.chart import sweep_chart
+from rocm_doctor.report.bench_chart import sweep_chart
+from rocm_doctor.report.format import Output, Result
 from rocm_doctor.gpu.bench.plan import SECTION_ORDER, TITLES
-from rocm_doctor.gpu.bench.switches import describe
+from rocm_doctor.knowledge.perf_switches import describe
 
 BAR_WIDTH = 20
 STYLES = {"good": "green", "low": "yellow", "very low": "bold red", "unknown": "blue", "info": "", "failed": "magenta"}
@@ -156,3 +158,22 @@ def _observed(console: Console, observed: dict[str, Any]) -> None:
         for figure in comparison["figures"]:
             console.print(Text(f"   - {describe(figure)}"))
     console.print()
+
+
+class BenchResult(Result):
+    """`rocm-doctor bench` on one device."""
+
+    kind = "bench"
+    json_indent = 1
+
+    def __init__(self, results: dict[str, Any], analysis: dict[str, Any], findings: list) -> None:
+        self.results, self.analysis, self.findings = results, analysis, findings
+
+    def body(self) -> dict[str, Any]:
+        from rocm_doctor.engine import diagnosis
+
+        return {"elapsed_s": self.results.get("elapsed_s"), "results": self.results, "analysis": self.analysis,
+                "diagnosis": diagnosis.build(self.findings).to_dict(), "findings": [f.to_dict() for f in self.findings]}
+
+    def human(self, output: Output, verbose: bool = False) -> None:
+        render(output.out, self.results, self.analysis, self.findings, verbose=verbose)

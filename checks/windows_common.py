@@ -1,5 +1,5 @@
-"""What ROCm pieces a Windows machine has, from facts (pure): used by checks to decide whether a missing compiler
-or header matters here."""
+"""Shared reading of the Windows facts for the windows_* checks (no checks here): what ROCm pieces the machine has,
+to decide whether a missing compiler or header matters here."""
 
 from __future__ import annotations
 

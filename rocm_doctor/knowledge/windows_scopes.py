@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Mapping, Optional
 
 from rocm_doctor.knowledge import env_catalog
-from rocm_doctor.windows import paths
+from rocm_doctor.parsers import windows_paths as paths
 
 SETX_LIMIT = 1024
 # Variables whose scope problems matter to a GPU/PyTorch setup (prefixes, upper case).
