@@ -20,6 +20,7 @@ from rocm_doctor.facts.keys import LOG_KEY as USER_LOG_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import interpret, interpreter_modules, run_env
 from rocm_doctor.probes import ProbeContext, TargetError, choose_python, collect, detect_os
+from rocm_doctor.report import versions
 from rocm_doctor.report.model import Report
 
 
@@ -162,6 +163,7 @@ def _judge(observations: Observations, registry, selection: Selection, options: 
                 **run_env.report_target(facts)},
         platform={k: observations.platform.get(k) for k in ("os", "system", "release", "machine")},
         source=source,
+        versions=versions.build(facts.values_dict(), facts.missing_dict()),
     )
     return report, facts
 
