@@ -118,11 +118,9 @@ def bench_collectives(app, python: Optional[str], preset: str, device: str) -> N
     from rocm_doctor.report.collectives_view import CollectivesResult
 
     with app.status("collectives: starting one process per GPU", enabled=app.format != "json") as status:
-        stage = CollectivesStage(device=device, preset=preset,
-                                 on_record=_collective_progress(status) if status else None)
         try:
-            report, _facts = diagnose(Options(python=python, scope=STAGES, stages=[stage], areas=("multi-gpu",),
-                                              watch=False))
+            report, _facts = diagnose(Options(python=python, scope=STAGES, stages=[CollectivesStage(device, preset)],
+                                              areas=("multi-gpu",), watch=False, progress=status))
         except TargetError as exc:
             raise DoctorUsageError(str(exc)) from None
     results = report.stages.get("collectives") or {}
@@ -132,17 +130,6 @@ def bench_collectives(app, python: Optional[str], preset: str, device: str) -> N
             app.error(f"the collectives could not run: {results.get('detail')}")
         app.exit(EXIT_CANNOT_RUN)
     app.exit(app.code_for(report.findings, "warn"))
-
-
-def _collective_progress(update):
-    """The status line names the collective rank 0 is timing now."""
-    from rocm_doctor.parsers.collectives_formulas import human_bytes
-
-    def show(record: dict) -> None:
-        if record.get("coll") == "begin" and record.get("phase") == "timed" and str(record.get("rank")) == "0":
-            update(f"collectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
-
-    return show
 
 
 def cannot_run(results: dict[str, Any], why: str, target: str, device: str) -> str:

@@ -6,8 +6,7 @@ carries it re-judges the same way. The pipeline judges it (diagnose.py) with the
 
 from __future__ import annotations
 
-import sys
-from typing import Any, Callable, Optional
+from typing import Any
 
 from rocm_doctor.engine.pipeline import Stage
 from rocm_doctor.facts.facts import target_python
@@ -23,36 +22,27 @@ class CollectivesStage(Stage):
     probe_key = PROBE_KEY
     provides = (FACT,)
 
-    def __init__(self, device: str = "auto", preset: str = "full",
-                 on_record: Optional[Callable[[dict], None]] = None) -> None:
+    def __init__(self, device: str = "auto", preset: str = "full") -> None:
         self.device, self.preset = device, preset
-        self.on_record = on_record  # every record of the ranks, for a caller's own status line (`bench`)
 
     def run(self, facts, progress=None) -> dict[str, Any]:
         from rocm_doctor.distributed.local import LocalOptions, run_local
 
         env = dict(facts.env) if facts is not None and facts.env else None
         return run_local(target_python(facts), LocalOptions(device=self.device, preset=self.preset, env=env,
-                                                            on_record=self.on_record or (
-                                                                _progress_printer() if progress else None)))
+                                                            on_record=progress_notes(progress) if progress else None))
 
     def interpret(self, observations, facts) -> None:
         stage_results.interpret(observations, facts)
 
 
-def _progress_printer():
-    """A one-line progress note on stderr per collective (only when stderr is a terminal)."""
-    if not sys.stderr.isatty():
-        return None
+def progress_notes(progress):
+    """An `on_record` callback that tells `progress` (the caller's status line) which collective rank 0 is timing
+    now; the stage itself never writes to the terminal."""
+    from rocm_doctor.parsers.collectives_formulas import human_bytes
 
     def show(record: dict) -> None:
         if record.get("coll") == "begin" and record.get("phase") == "timed" and str(record.get("rank")) == "0":
-            from rocm_doctor.parsers.collectives_formulas import human_bytes
-
-            sys.stderr.write(f"\r\033[Kcollectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
-            sys.stderr.flush()
-        elif record.get("coll") == "done" and str(record.get("rank")) == "0":
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+            progress(f"collectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
 
     return show
