@@ -271,8 +271,21 @@ def test_the_bench_stage_replaces_skips_and_adds_the_stage():
     staged = run_stages([BenchStage()], load_registry(include_plugins=False), facts, list(skips), replay=True)
     assert len([f for f in staged.findings if f.check == "bench-matmul-low"]) == 1
     assert staged.findings != skips
-    assert staged.stages["bench"]["analysis"]["lines"]
+    lines = staged.stages["bench"]["analysis"]["lines"]
+    assert lines and all(line.get("verdict") for line in lines)  # judged by the bench checks, through the pipeline
     json.dumps(staged.stages, default=str)
+
+
+def test_without_the_bench_checks_the_summary_shows_the_figures_unjudged():
+    from rocm_doctor.engine.pipeline import run_stages
+    from rocm_doctor.engine.registry import Registry
+    from rocm_doctor.gpu.bench.stage import BenchStage
+
+    res = results(H200, None, {"matmul": [mm("bf16", 780)]})
+    facts = Facts(Observations(probes={"bench": res}))
+    staged = run_stages([BenchStage()], Registry(), facts, [], replay=True)
+    assert staged.stages["bench"]["analysis"] == A.measure(res)
+    assert not any("verdict" in line for line in staged.stages["bench"]["analysis"]["lines"])
 
 
 def test_every_bench_check_has_a_doc():
