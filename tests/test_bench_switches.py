@@ -10,7 +10,6 @@ from rocm_doctor.engine import diagnosis, relations
 from rocm_doctor.engine.model import Status
 from rocm_doctor.engine.pipeline import run_stages
 from rocm_doctor.engine.registry import load_registry
-from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.gpu.bench import switches
 from rocm_doctor.gpu.bench.analysis import measure

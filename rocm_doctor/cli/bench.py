@@ -27,7 +27,7 @@ def _describe(record: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def measure(app, options, stage, total: int, show_progress: bool = True):
+def run_with_bar(app, options, stage, total: int, show_progress: bool = True):
     """The request for `stage` alone through the pipeline, the app's progress bar on stderr when asked for and
     stderr is a terminal (the stage hands it every record of the child); raises DoctorUsageError for a bad
     --python."""
@@ -96,7 +96,7 @@ def command(app, quick, as_json, python, device, device_index, sections, preset,
     if collectives:  # several GPUs (rocm_doctor.distributed): replaces the single-GPU sections
         bench_collectives(app, python, preset, device)
     stage = BenchStage(preset=preset, device=device, device_index=device_index, sections=sections)
-    report, _facts = measure(app, Options(python=python, scope=STAGES, stages=[stage]), stage,
+    report, _facts = run_with_bar(app, Options(python=python, scope=STAGES, stages=[stage]), stage,
                              len(plans.build(preset, tuple(sections), device=device)), show_progress=not as_json)
     shown = report.stages.get("bench") or {}
     results = shown.get("results") or {}
