@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hip_pages  # noqa: E402  (tools beside this one, not a package)
 import linux_pages  # noqa: E402
 import llvm_pages  # noqa: E402
+import nvidia_pages  # noqa: E402
 import pytorch_pages  # noqa: E402
 import therock_pages  # noqa: E402
 import rocm_pages  # noqa: E402
@@ -288,7 +289,8 @@ BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_supp
             "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
             "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows,
             "legacy_values.json": hip_pages.legacy_rows, "amdgpu_driver_support.json": rocm_pages.package_naming,
-            "overrides.json": hip_pages.override_format, "windows_layer.json": windows_layer}
+            "overrides.json": hip_pages.override_format, "windows_layer.json": windows_layer,
+            "nvidia_driver_cuda.json": nvidia_pages.toolkit_drivers}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------
