@@ -181,6 +181,11 @@ def gpu_catalog(table: dict, texts: dict) -> None:
             row["codename"] = " / ".join(sorted({d["codename"] for d in devices if d["codename"]}))
             row["products"] = [f"{d['name']} ({d['igpu']})" for d in devices]
             row["source"] = "RN-10.0"
+    table["sources"]["TR-SUP"] = source_entry(TR_SUP, texts[TR_SUP], TR_SUP_QUOTE)
+    table["sources"]["TR-CMAKE"] = source_entry(therock_pages.CMAKE, texts[therock_pages.CMAKE],
+                                                therock_pages.CMAKE_QUOTE)
+    linux_pages.kfd_only_targets(table, texts, parse.hardware_targets(rn10), parse.therock_status(texts[TR_SUP]),
+                                 therock_pages.cmake_products(texts[therock_pages.CMAKE]))
 
 
 # --- TheRock's development status and device extras ---------------------------------------------------------------
