@@ -27,6 +27,7 @@ import llvm_pages  # noqa: E402
 import nvidia_pages  # noqa: E402
 import pytorch_pages  # noqa: E402
 import therock_pages  # noqa: E402
+import windows_pages  # noqa: E402
 import rocm_pages  # noqa: E402
 import source_parsers as parse  # noqa: E402
 from source_parsers import source_entry  # noqa: E402
@@ -204,6 +205,7 @@ def therock_linux(table: dict, texts: dict) -> None:
 
 def therock_windows(table: dict, texts: dict) -> None:
     rocm_pages.windows_rows(table, texts)
+    windows_pages.checked_rows(table, texts)
     status = _therock_source(table, texts)["windows"]
     table["therock_status"].update(status)
 
