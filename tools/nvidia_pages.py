@@ -9,8 +9,11 @@ import re
 
 from source_parsers import source_entry
 
-COMPAT = {"13.1.0": "conda-forge-cuda-compat-13.1.0-meta.yaml", "13.1.1": "conda-forge-cuda-compat-13.1.1-meta.yaml",
-          "13.2.0": "conda-forge-cuda-compat-13.2.0-meta.yaml"}
+COMPAT = {version: f"conda-forge-cuda-compat-{version}-meta.yaml" for version in (
+    "12.8.0", "12.8.1", "12.9.0", "12.9.1", "13.0.0", "13.0.1", "13.0.2", "13.1.0", "13.1.1", "13.2.0")}
+SHIPPED = ("the driver NVIDIA's redistributable for this release carries; NVIDIA's release-notes table may name a lower "
+           "minimum for the release (it does for 12.8 GA: see that row's disagreement), so a driver between the two is "
+           "judged against this one")
 _SET = re.compile(r'\{% set (driver_version|cuda_version) = "([0-9.]+)" %\}')
 
 
@@ -43,14 +46,17 @@ def toolkit_drivers(table: dict, texts: dict) -> None:
         table["sources"][key] = source_entry(saved, texts[saved], f'{{% set driver_version = "{driver}" %}}')
         names = _release_names(version)
         row = next((r for r in rows if r["release"] in names), None)
-        if row is None:
-            row = {"cuda": version.rsplit(".", 1)[0], "release": names[0], "linux": driver, "windows": None,
-                   "source": key, "toolkit": version}
-            page = next((pages[name] for name in names if name in pages), None)
+        if row is None or row["source"] == key:
+            built = {"cuda": version.rsplit(".", 1)[0], "release": names[0], "linux": driver, "windows": None,
+                     "source": key, "toolkit": version, "note": SHIPPED}
+            page = next((pages[name] for name in names if name in pages), None) or (row or {}).get("also", [None])[0]
             if page:
-                row["also"] = [page]
-            rows.insert(sum(1 for r in rows if "toolkit" in r and _key(r["toolkit"]) > _key(version)), row)
-        elif row["source"] != key:
+                built["also"] = [page]
+            if row is None:
+                rows.insert(sum(1 for r in rows if "toolkit" in r and _key(r["toolkit"]) > _key(version)), built)
+            else:
+                rows[rows.index(row)] = built
+        else:
             row.update(also=[key], toolkit=version)
             if row["linux"] != driver:
                 row["disagreement"] = f"{key} names Linux driver {driver}"
