@@ -11,9 +11,9 @@ from source_parsers import source_entry
 
 COMPAT = {version: f"conda-forge-cuda-compat-{version}-meta.yaml" for version in (
     "12.8.0", "12.8.1", "12.9.0", "12.9.1", "13.0.0", "13.0.1", "13.0.2", "13.1.0", "13.1.1", "13.2.0")}
-SHIPPED = ("the driver NVIDIA's redistributable for this release carries; NVIDIA's release-notes table may name a lower "
-           "minimum for the release (it does for 12.8 GA: see that row's disagreement), so a driver between the two is "
-           "judged against this one")
+SHIPPED = ("the driver NVIDIA's redistributable for this release carries; NVIDIA's release-notes table may name a "
+           "lower minimum for the release (it does for 12.8 GA: see that row's disagreement), so a driver between "
+           "the two is judged against this one")
 _SET = re.compile(r'\{% set (driver_version|cuda_version) = "([0-9.]+)" %\}')
 
 

@@ -71,7 +71,7 @@ def rocm_support(table: dict, texts: dict) -> None:
         RN_714, rn714, "* AMD Ryzen AI 5 435 (gfx1153)", "ROCm Core SDK 7.14.0 release notes (GitHub release "
         "rocm-7.14.0): expanded GPU and OS support")
     apus = parse.apu_devices(rn10)
-    row10 = {"rocm": "10.0", "stream": "production", "source": "RN-10.0",
+    row10 = {"rocm": "10.0", "stream": "production", "source": "RN-10.0", "released": parse.header(rn10)["page-date"],
              "gfx": {gfx: "supported" for gfx in parse.hardware_targets(rn10)},
              "products": [{"name": f"{d['name']} ({d['igpu']})", "gfx": d["gfx"], "status": "supported"} for d in apus],
              "pytorch": parse.pytorch_versions(rn10),
@@ -84,7 +84,8 @@ def rocm_support(table: dict, texts: dict) -> None:
     products = [{k: v for k, v in p.items() if k not in ("from", "disagreement")} for p in preview["products"]]
     products += [{"name": gpu["name"], "gfx": gpu["gfx"], "status": "supported", "source": "RN-7.14"} for gpu in added]
     missing = sorted(set(gfx714) ^ set(row10["gfx"]))
-    row714 = {"rocm": "7.14", "stream": "production", "source": "RN-7.14", "also": ["HWT-7.13", "RN-10.0"],
+    row714 = {"rocm": "7.14", "stream": "production", "source": "RN-7.14", "released": parse.header(rn714)["page-date"],
+              "also": ["HWT-7.13", "RN-10.0"],
               "gfx": gfx714, "products": products, "verified": False,
               "why": "7.14's own hardware table was not read (its release page lists the additions only): the row is "
                      "the 7.13 table plus RN-7.14's additions" + (f"; it differs from 10.0's in {', '.join(missing)}"
