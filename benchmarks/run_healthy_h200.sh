@@ -10,17 +10,7 @@ timed() {  # name, then the rocm-doctor arguments
   local t0=$(date +%s%N)
   timeout 300 python3 -m rocm_doctor "$@" --json > "$out/$name.json" 2> "$out/$name.err"
   echo "=== $name ($*): rc=$? wall_ms=$(( ($(date +%s%N) - t0) / 1000000 ))"
-  python3 - "$out/$name.json" <<'PY'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except Exception as exc:
-    print("  no JSON:", exc); sys.exit()
-print(" ", (d.get("diagnosis") or {}).get("headline"))
-for f in d.get("findings") or []:
-    if f["status"] in ("warn", "fail", "error"):
-        print(f"  {f['id']} [{f['status']}]: {f['message'][:200]}")
-PY
+  python3 "$repo/benchmarks/summarize_output.py" "$out/$name.json"
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 timed check-1 check --no-history

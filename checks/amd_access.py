@@ -126,10 +126,14 @@ class RocmKernelDriver(Check):
             version = module.get("version")
             return self.fail(
                 "/dev/kfd exists but opening it fails with 'Cannot allocate memory': the loaded kernel driver's "
-                "KFD does not support this GPU — the amdgpu DKMS module was not built for the running kernel (the "
-                "inbox driver loaded instead), or the kernel is too old for this ROCm.", evidence=evidence,
-                remediation=[f"The loaded amdgpu is the DKMS build {version}, so the kernel is the likely cause: "
-                             "install a newer one (Ubuntu 20.04: linux-generic-hwe-20.04), reboot, reinstall ROCm."
+                "KFD does not support this GPU. "
+                + (f"The loaded amdgpu is the DKMS build {version}, so the module was built for this kernel; whether "
+                   "the kernel is too old for this ROCm could not be told from here (the kernel log names the reason)."
+                   if version else "/sys/module/amdgpu names no DKMS version, so the kernel's own driver is the one "
+                   "loaded: the amdgpu DKMS module was not built for the running kernel, or the kernel is too old "
+                   "for this ROCm; which could not be told from here."), evidence=evidence,
+                remediation=[f"With the DKMS build {version} loaded, what remains is the kernel: install a newer one "
+                             "(Ubuntu 20.04: linux-generic-hwe-20.04), reboot, reinstall ROCm."
                              if version else "If dkms status already lists amdgpu as installed for the running "
                              "kernel (uname -r names it), the kernel is too old for the driver: install a newer one.",
                              "The kernel log (dmesg) names the reason, e.g. 'DID 7340 is missing in supported_devices'."],

@@ -53,6 +53,11 @@ def override_for(facts, gpu: dict) -> tuple[str, str] | None:
     return (found["variable"], found["value"]) if found else None
 
 
+def recommended_override(facts, gpu: dict) -> str | None:
+    """The override of this GPU's family, as gpu.targets computed it (None where its gfx is unknown or has none)."""
+    return _judged(facts, gpu).get("recommended_override")
+
+
 def integrated(facts, gpu: dict) -> bool:
     return bool(target(facts, gpu).get("integrated"))
 

@@ -10,7 +10,7 @@ from rocm_doctor.knowledge import overrides, wheels
 from rocm_doctor.parsers.hsa_override import variables as override_variables
 
 from rocm_doctor.checks.amd_common import (OVERRIDE, arch_list, covered, gpus, integrated, label, override_for,
-                                           rc_evidence, real_gfx)
+                                           rc_evidence, real_gfx, recommended_override)
 from rocm_doctor.checks.visibility import set_in_rc_file
 
 
@@ -67,7 +67,7 @@ class HsaOverrideGfxVersion(Check):
         archs, where = arch_list(facts)
         if archs:
             evidence.append(f"torch arch list ({where}): {', '.join(archs)}")
-        right = overrides.recommended(gfx) if gfx else None
+        right = recommended_override(facts, gpu)
         if not gfx:
             return self.info(f"{variable}={value} is set for {label(gpu)}, whose real gfx is unknown (no KFD or SMI "
                              "reading)", subject=subject, evidence=evidence)
@@ -127,7 +127,7 @@ class HsaOverrideGfxVersion(Check):
         findings = []
         for gpu in (g for g in found if not integrated(facts, g)):
             gfx = real_gfx(facts, gpu)
-            value = overrides.recommended(gfx) if gfx else None
+            value = recommended_override(facts, gpu)
             if not value or not archs or covered(archs, gfx) or wheels.native_indexes(gfx) \
                     or not covered(archs, overrides.target_of(value)):
                 continue
@@ -151,7 +151,7 @@ def _needed(facts, gpu):
     """The override a GPU needs with this torch: the recommended one when torch lacks the GPU's gfx and has the
     code of the override's target."""
     gfx = real_gfx(facts, gpu)
-    value = overrides.recommended(gfx) if gfx else None
+    value = recommended_override(facts, gpu)
     archs, _ = arch_list(facts)
     if facts.get("torch.flavour") != "rocm" or not value or not archs or covered(archs, gfx):
         return None

@@ -62,8 +62,9 @@ class WslRocmSupport(Check):
         if state == "rock-not-loaded":
             return self.fail(
                 "rocminfo looks for the Linux kernel driver ('ROCk module is NOT loaded'): the WSL runtime is not the "
-                "one in use — ROCm without its WSL build (or from before WSL support), or the distro's "
-                "libhsa-runtime64 shadowing ROCm's.", evidence=evidence,
+                "one in use. Which runtime answered could not be told from rocminfo's output: ROCm installed without "
+                "its WSL build (or from before WSL support), or the distro's libhsa-runtime64 in front of ROCm's.",
+                evidence=evidence,
                 remediation=["Ubuntu 24.04: remove the distro's libhsa-runtime64-1 package if installed (it shadows "
                              "ROCm's).",
                              "WSL ROCm needs Windows 11 (or a current WSL) and the matching Adrenalin driver."],
@@ -81,23 +82,32 @@ class WslRocmSupport(Check):
         return self.skip(f"rocminfo state {state}: see external-tool-misbehaved")
 
     def _no_agent(self, facts, version, evidence):
-        causes, remediation, fix = [], [], []
+        """What was observed about the release and the GPU is said as such; what WSL cannot show (the Windows
+        driver, a GPU rocminfo does not list) is said as not told, never offered as a cause."""
+        observed, untold, fix = [], [], []
         row = support.wsl("gfx1100", version) if version else None  # any listed gfx: asks only about the release
         if row is not None and row.note == "this ROCm release has no WSL build":
             plain = ".".join(str(part) for part in versions.parse(version) if part is not None)
-            causes.append(f"ROCm {plain} has no WSL build")
+            observed.append(f"ROCm {plain} is installed and has no WSL build")
             later = [r for r in wsl_releases() if r.startswith(plain + ".")] or wsl_releases()[-1:]
             fix += [S.advice(f"Install the amdgpu-install package of a release with a WSL build ({', '.join(later)}, "
                              "or go back to the previous one), and its matching Adrenalin driver in Windows"),
                     install_step(f"ROCm {plain} has no WSL build")]
-        causes += ["the GPU is not on the WSL list (" + ", ".join(wsl_gpus()) + ")",
-                   "the Adrenalin driver does not match the ROCm WSL release"]
-        remediation += ["Check the card against AMD's WSL compatibility matrix (radeon-ryzen docs).",
-                        "Update Adrenalin to the version named for this ROCm release; on Windows 10 the 7.x "
-                        "ROCDXG stack was reported not to work (ROCm#6323)."]
-        return self.fail("rocminfo finds only a CPU agent (HSA_STATUS_ERROR_OUT_OF_RESOURCES): the WSL runtime sees "
-                         "no usable GPU. Likely: " + "; or ".join(causes) + ".", evidence=evidence,
-                         remediation=remediation, data={"version": version}, fix=fix)
+        elif version is None:
+            untold.append("which ROCm release is installed")
+        listed = wsl_gpus()
+        known = [(label(gpu), real_gfx(facts, gpu)) for gpu in gpus(facts) if real_gfx(facts, gpu)]
+        observed += [f"{name}, {gfx}, is {'on' if gfx in listed else 'not on'} AMD's WSL list" for name, gfx in known]
+        if not known:
+            untold.append(f"whether the GPU is on AMD's WSL list ({', '.join(listed)}): no tool here named it")
+        untold.append("whether the Adrenalin driver in Windows matches the ROCm WSL release: WSL does not show it")
+        message = ("rocminfo finds only a CPU agent (HSA_STATUS_ERROR_OUT_OF_RESOURCES): the WSL runtime sees no "
+                   "usable GPU." + (f" Observed: {'; '.join(observed)}." if observed else "")
+                   + f" Not told from here: {'; '.join(untold)}.")
+        remediation = ["Check the card against AMD's WSL compatibility matrix (radeon-ryzen docs).",
+                       "Update Adrenalin to the version named for this ROCm release; on Windows 10 the 7.x "
+                       "ROCDXG stack was reported not to work (ROCm#6323)."]
+        return self.fail(message, evidence=evidence, remediation=remediation, data={"version": version}, fix=fix)
 
     def _listed(self, facts, version, evidence):
         findings = []

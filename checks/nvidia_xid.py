@@ -1,6 +1,6 @@
 """NVIDIA Xid errors in this boot's kernel log (`NVRM: Xid (PCI:...): CODE, pid=..., name=..., text`): one finding
-per code, read against NVIDIA's Xid catalog (data/nvidia_xid.json) for what it means, who is likely at fault and
-what to do first. A GPU that fell off the bus or an uncorrectable memory error explains every failure on that GPU;
+per code, read against NVIDIA's Xid catalog (data/nvidia_xid.json) for what it means, where to look first and
+what to do. A GPU that fell off the bus or an uncorrectable memory error explains every failure on that GPU;
 an application fault explains the failed kernels and the CUDA error messages."""
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class NvidiaXid(_KernelLogCheck):
         if code == 154:
             action = next((m["action"] for m in map(_RECOVERY.search, (e.get("text") or "" for e in lines)) if m), None)
             message += f" It asks for: {action}." if action else ""
-        remediation = [row["first"] + ".", f"Likely at fault: {catalog.fault_class(row['fault'])}"
+        remediation = [row["first"] + ".", f"First to look at: {catalog.fault_class(row['fault'])}"
                        + (f" (NVIDIA's listing names: {', '.join(row['causes'])})." if row["causes"] else ".")]
         status = row["status"]
         if status == "info":

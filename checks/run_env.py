@@ -4,7 +4,7 @@ the override that makes the shell's run work is the usual thing it lacks."""
 
 from __future__ import annotations
 
-from rocm_doctor.checks.amd_common import gpus, integrated
+from rocm_doctor.checks.amd_common import gpus, integrated, rc_evidence
 from rocm_doctor.checks.amd_common import target as target_of_gpu
 from rocm_doctor.checks.symptoms import RUN_ENV_SYMPTOMS
 from rocm_doctor.engine.model import Check, Severity, Status
@@ -44,7 +44,7 @@ class ServiceEnvDiffers(Check):
     def _judge(self, facts, run, where, var, mine, theirs):
         if mine is None:
             return None  # set only in the service or kernel: the checks of the environment judge it there
-        evidence = [f"your shell: {var}={mine}", *_rc_lines(facts, var),
+        evidence = [f"your shell: {var}={mine}", *rc_evidence(facts, var),
                     f"{where}: " + (f"{var}={theirs} ({_source(run, var)})" if theirs is not None else f"no {var}")]
         why = _relied_on(facts, var, mine)
         if why:
@@ -95,10 +95,6 @@ def _shown(value) -> str:
 
 def _source(run, var) -> str:
     return (run.get("sources") or {}).get(var) or "inherited"
-
-
-def _rc_lines(facts, var) -> list[str]:
-    return [f"{h['file']}:{h['line_no']}: {h['line']}" for h in facts.get("shell.rc_lines") or [] if h.get("variable") == var]
 
 
 def _relied_on(facts, var, value) -> str:

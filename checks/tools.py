@@ -6,8 +6,8 @@ from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.command import signal_name
 
 OWN_CHILDREN = ("torch-probe",)  # judged by their own checks
-# Tools that talk to the GPU driver: when one of them hangs, the driver is the likely place it waits. The others
-# (journalctl, dpkg-query, systemctl, mokutil, ...) wait on something else.
+# Tools that talk to the GPU driver: one of them that hangs may be waiting on the driver, which the kernel log can
+# show. The others (journalctl, dpkg-query, systemctl, mokutil, ...) wait on something else.
 GPU_TOOLS = ("rocminfo", "rocm-smi", "amd-smi", "nvidia-smi", "hipinfo", "rocm_agent_enumerator", "clinfo")
 
 
@@ -32,8 +32,9 @@ class ExternalToolMisbehaved(Check):
                 findings.append(self.warn(
                     f"`{command}` did not finish within {result.timeout_s:g} s and was killed; its facts are missing.",
                     subject=key, evidence=[result.describe()],
-                    remediation=["Run the same command by hand: a hang there usually means the GPU driver or runtime is "
-                                 "stuck (the kernel log, dmesg, shows it); the other findings did not depend on it."
+                    remediation=["Run the same command by hand: whether it waits on a stuck GPU driver or runtime could not "
+                                 "be told from here (the kernel log, dmesg, shows a stuck driver); the other findings "
+                                 "did not depend on it."
                                  if _talks_to_the_gpu(result.argv) else
                                  "Run the same command by hand to see what it waits for; the findings that need its "
                                  "output say so, the others did not depend on it."]))

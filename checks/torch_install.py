@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from rocm_doctor.checks.runtime_status import refusals
+from rocm_doctor.engine.diagnosis import no_gpu_seen
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.engine.remedy import alternative
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.engine.installs import install_into
 from rocm_doctor.knowledge import currency
-from rocm_doctor.knowledge.wheels import amd_torch_index, cuda_index
+from rocm_doctor.knowledge.wheels import amd_torch_index, cpu_index, cuda_index
 
 from rocm_doctor.checks.amd_runtime import hardware_lines
 from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_GPU_WORK
@@ -25,11 +27,11 @@ def _gpu_vendors(facts) -> set[str]:
     return {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
 
 
-def _pip_fix(facts, python: str, index_url: str, reinstall: bool = True, packages=("torch",)) -> list:
+def _pip_fix(facts, python: str, index_url: str, reinstall: bool = True, packages=("torch",),
+             note: str = "install the torch build for this machine's GPU into the target interpreter") -> list:
     """The machine-applicable form of the pip advice (applied only with `fix --allow-install`)."""
     return [install_into(facts.get("python.target"), python, list(packages), index_url,
-                         extra_args=["--force-reinstall"] if reinstall else [],
-                         note="install the torch build for this machine's GPU into the target interpreter")]
+                         extra_args=["--force-reinstall"] if reinstall else [], note=note)]
 
 
 def _amd_gfx(facts) -> str | None:
@@ -76,9 +78,8 @@ class TorchProbeHealthy(Check):
                              remediation=["Pass the interpreter of the environment you use with --python PATH."])
         if state == "hung":
             return self.fail(
-                f"torch hung in the target interpreter: {probe['detail']}. A hang in GPU initialisation usually means "
-                "the runtime cannot talk to the device (driver/kernel mismatch, a wrong HSA_OVERRIDE_GFX_VERSION, "
-                "or a device stuck in a low-power state).",
+                f"torch hung in the target interpreter: {probe['detail']}. What it waited on could not be told from "
+                "the probe: the runtime's last call and the kernel log say whether it was the device.",
                 evidence=evidence,
                 remediation=[
                     "Re-run with AMD_LOG_LEVEL=4 (AMD) or CUDA_LOG_LEVEL/NCCL_DEBUG=INFO (NVIDIA) set to see the last runtime call.",
@@ -107,22 +108,43 @@ class TorchInstalled(Check):
 
     def run(self, facts):
         python = target_python(facts, "python")
+        no_gpu = no_gpu_seen(facts)
+        evidence = [f"no GPU found: {no_gpu}"] if no_gpu else []
         if facts["torch.installed"] and facts.has("torch.import_error"):
-            fix = self._fix(facts, python, reinstall=True)
+            fix, alternatives = self._plan(facts, python, reinstall=True, no_gpu=no_gpu)
             return self.fail(
                 f"torch is installed in {python} but fails to import: {facts['torch.import_error']}",
-                evidence=[facts["torch.import_error"]],
+                evidence=[facts["torch.import_error"], *evidence],
                 remediation=[] if fix else [f"Reinstall torch in that environment from {_amd_source(facts)}."],
-                fix=fix,
+                fix=fix, alternatives=alternatives,
             )
         if not facts["torch.installed"]:
-            fix = self._fix(facts, python, reinstall=False)
+            fix, alternatives = self._plan(facts, python, reinstall=False, no_gpu=no_gpu)
             return self.fail(
                 f"torch is not installed in {python} ({(facts.get('python.target') or {}).get('reason', '')}).",
+                evidence=evidence,
                 remediation=[] if fix else [f"Install torch in that environment from {_amd_source(facts)}."],
-                fix=fix,
+                fix=fix, alternatives=alternatives,
             )
         return self.ok(f"torch {facts.get('torch.version')} at {facts.get('torch.file')}")
+
+    @classmethod
+    def _plan(cls, facts, python: str, reinstall: bool, no_gpu: str | None) -> tuple[list, list]:
+        """(steps, alternatives). Where no GPU was found, the CPU build is what runs here; the GPU build comes as
+        the alternative for a GPU this run could not see, with what it needs beside it."""
+        gpu = cls._fix(facts, python, reinstall)
+        if not no_gpu or facts.os != "linux":  # the CPU index's command is sourced for Linux
+            return gpu, []
+        cpu = _pip_fix(facts, python, cpu_index(), reinstall,
+                       note="install the CPU build of torch, which runs on this machine without a GPU")
+        if not gpu:
+            return cpu, []
+        index, why, _ = _amd_index(facts)
+        return cpu, [alternative(
+            "the ROCm build, for an AMD GPU this run did not find", *gpu,
+            why_not_first=f"no GPU was found here, and a ROCm build uses none until one shows. Prefer it when this "
+                          f"machine does have an AMD GPU: fix what hides it first, then run rocm-doctor check again, "
+                          f"which names the index for that GPU's gfx target. It installs from {index}: {why}.")]
 
     @classmethod
     def _fix(cls, facts, python: str, reinstall: bool) -> list:

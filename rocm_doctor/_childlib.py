@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import threading
+import time
 import traceback
 
 DONE = "done"
@@ -119,6 +120,17 @@ def load_sibling(script, filename):
     """Load `filename` from the folder of `script` as `_doctor_<name>`: `_cases.py` becomes `_doctor_cases`."""
     name = "_doctor_" + os.path.splitext(filename)[0].lstrip("_")
     return load_module(os.path.join(os.path.dirname(os.path.abspath(script)), filename), name)
+
+
+def wait_for(path, timeout_s, poll_s=0.005):
+    """Wait until the file `path` exists (the parent's go) or `timeout_s` pass; True when it appeared. A child
+    started ahead of its turn waits here, before it touches the GPU, so that only one process computes on it."""
+    deadline = time.monotonic() + float(timeout_s)
+    while not os.path.exists(path):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
+    return True
 
 
 class Watchdog:

@@ -20,6 +20,7 @@ from rocm_doctor.facts.keys import LOG_KEY as USER_LOG_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import interpret, interpreter_modules, run_env
 from rocm_doctor.probes import ProbeContext, TargetError, choose_python, collect, detect_os
+from rocm_doctor.report import versions
 from rocm_doctor.report.model import Report
 
 
@@ -156,12 +157,13 @@ def _judge(observations: Observations, registry, selection: Selection, options: 
     findings = relations.link(staged.findings, registry.checks, facts)
     report = Report(
         findings=findings,
-        diagnosis=diagnosis.build(findings, no_gpu=no_gpu_seen(facts)),
+        diagnosis=diagnosis.build(findings, no_gpu=diagnosis.no_gpu_seen(facts)),
         stages=staged.stages,
         target={**observations.target, "shell": detect_shell(facts.shell_env, facts.os),
                 **run_env.report_target(facts)},
         platform={k: observations.platform.get(k) for k in ("os", "system", "release", "machine")},
         source=source,
+        versions=versions.build(facts.values_dict(), facts.missing_dict()),
     )
     return report, facts
 
@@ -171,14 +173,3 @@ def live_sampler(facts: Facts):
     from rocm_doctor.probes.gpu_sample import sampler
 
     return sampler(facts.env, facts.os)
-
-
-def no_gpu_seen(facts: Facts) -> Optional[str]:
-    """What shows that this machine has no GPU for torch: an empty PCI display list, no AMD GPU from any tool and
-    torch seeing none. None where that cannot be told (WSL shows no PCI GPUs; a source was not collected)."""
-    if facts.os == "wsl" or facts.get("gpu.pci") != [] or facts.get("gpu.inventory") not in ([], None):
-        return None
-    if facts.get("torch.available") is True:
-        return None
-    torch = "torch sees none" if facts.get("torch.installed") else "torch is not installed to look"
-    return f"no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and {torch}"

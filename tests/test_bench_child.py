@@ -55,6 +55,8 @@ def test_records_count_bytes_and_flops(tiny_results):
     model = next(r for r in results["sections"]["decoder"]["records"] if r["bench"] == "decoder_model")
     cfg = model["config"]
     assert model["kv_bytes_per_position"] == cfg["layers"] * 2 * cfg["kv_heads"] * cfg["head_dim"] * 4  # fp32 on CPU
+    decode = next(r for r in results["sections"]["decoder"]["records"] if r["bench"] == "decoder_decode")
+    assert decode["tokens"] == decode["most_tokens"] == 2 and len(decode["chunk_ms_per_token"]) == 2  # no spread asked
     profile = next(r for r in results["sections"]["decoder"]["records"] if r["bench"] == "decoder_profile")
     assert profile["top_host_ops"] and "aten::" in profile["top_host_ops"][0]["name"]
 
@@ -138,6 +140,7 @@ def test_the_first_conv_pass_runs_in_the_benchmarks_process_unless_a_section_con
     assert passes["default"]["records"] == len([r for r in records if r["bench"] == "conv"
                                                 and r["pass_name"] == "default"]) > 0
     assert passes["benchmark"].get("process") is None and passes["benchmark"]["import_s"]  # a fresh process
+    assert passes["benchmark"]["started_ahead_s"] > 0  # it imported torch while the default pass measured
     line = next(l for l in analyze(alone)["lines"] if l["key"] == "conv.pass.default")
     assert "the benchmark's process before any other convolution" in json.dumps(line)
 

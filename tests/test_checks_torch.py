@@ -88,6 +88,25 @@ def test_torch_install_step_names_an_index_that_has_that_torch(check_id, values,
     assert (step.index_url, step.packages) == (index, packages)
 
 
+def test_with_no_gpu_found_the_cpu_build_comes_first_and_the_rocm_build_is_the_alternative():
+    """No GPU on PCI or from any tool and no torch: the CPU build is what runs here; the ROCm build (whose newest
+    wheels need AMD's rocm packages beside them) is offered as a labelled alternative, not planned."""
+    none = {"torch.installed": False, "python.target": TARGET, "gpu.pci": [], "gpu.inventory": []}
+    (finding,) = run_one(REGISTRY.by_id("torch-not-installed"), facts_from(none))
+    (step,) = finding.fix
+    assert (step.index_url, step.packages) == ("https://download.pytorch.org/whl/cpu", ["torch"])
+    assert finding.evidence == ["no GPU found: no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and torch "
+                                "is not installed to look"]
+    (alternative,) = finding.alternatives
+    assert alternative.steps[0].index_url == "https://download.pytorch.org/whl/rocm7.14"
+    assert "rocm[libraries]" in alternative.why_not_first and "Prefer it when" in alternative.why_not_first
+    # where the GPUs cannot be told apart from none (WSL hides the PCI list) the GPU build stays first
+    wsl = facts_from(none)
+    wsl.set("platform.os", "wsl")
+    (finding,) = run_one(REGISTRY.by_id("torch-not-installed"), wsl)
+    assert not finding.alternatives and all("whl/cpu" not in str(s.to_dict()) for s in finding.fix)
+
+
 def test_torch_probe_states():
     check = REGISTRY.by_id("torch-probe-crashed")
     base = {"argv": ["python", "child"], "returncode": -11, "duration_s": 1.0, "stderr_tail": "Segmentation fault"}

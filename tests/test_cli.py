@@ -1,6 +1,7 @@
 """The CLI on this machine (real torch CPU build in a child), the JSON contract, replay, the fast commands."""
 
 import json
+import re
 import sys
 
 import jsonschema
@@ -45,7 +46,9 @@ def test_human_output_is_plain_without_a_terminal(doctor, isolated_env):
     proc = doctor("check", env=dict(isolated_env, NO_COLOR="1"))
     assert "\x1b[" not in proc.stdout
     assert "[ok]" in proc.stdout
-    assert proc.stdout.strip().splitlines()[-1].startswith(("Healthy", "No GPU found", "Broken", "Works", "Could not"))
+    lines = proc.stdout.strip().splitlines()
+    footer = [n for n, line in enumerate(lines) if re.match(r"^(Healthy|No GPU found|Broken|Works|Could not).*: \d+ ", line)]
+    assert footer and all(line.startswith(("To see", " " * 10)) for line in lines[footer[-1] + 1:])  # then a plan's commands
 
 
 def test_verbose_shows_evidence_and_skips(doctor):

@@ -163,7 +163,7 @@ def test_fix_takes_an_alternative_by_its_step_id(doctor):
 
 
 def test_a_machine_without_any_gpu_is_not_called_healthy():
-    from rocm_doctor.diagnose import no_gpu_seen
+    from rocm_doctor.engine.diagnosis import no_gpu_seen
     from rocm_doctor.facts.facts import Facts
     from rocm_doctor.facts.observations import Observations
 

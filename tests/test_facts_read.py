@@ -20,6 +20,9 @@ NOT_FOR_CHECKS = {
     "platform.doctor_python": "the snapshot's record of the doctor's own Python version",
     "platform.version": "the OS build string, shown to a person reading the snapshot",
     "platform.windows_build": "the Windows build, shown to a person reading the snapshot",
+    # The CPU, gcc and the compiler torch was built with: the versions block of `check -v` and `report`
+    # (report/versions.py), as collect_env lists them for a ticket; no verdict depends on them yet.
+    "torch.host": "the versions block (report/versions.py)",
 }
 FACT_METHODS = {"get", "has", "why_missing"}
 

@@ -79,6 +79,36 @@ def test_no_command_module_writes_to_the_terminal_itself():
         assert any(f == function for f, _, _ in direct_writes(source)), (module, function)
 
 
+# the entry points that run outside the app object: the torchrun worker prints its rank's lines for torchrun
+OWN_ENTRY_POINTS = {"rocm_doctor/distributed/__main__.py"}
+
+
+def test_no_pipeline_module_writes_to_the_terminal():
+    """Probes, interpreters, stages, the engine and fix tell the command what they are doing through a callback
+    (a stage's `progress`); only the app object writes, so no stage draws over a status line or a JSON output."""
+    offenders = []
+    for path in sorted((ROOT / "rocm_doctor").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.split("/")[1] in ("cli", "report") or relative in OWN_ENTRY_POINTS:
+            continue
+        offenders += [f"{relative}:{line} {function}: {what}"
+                      for function, line, what in direct_writes(path.read_text(encoding="utf-8"))]
+    assert not offenders, "pass a progress callback from the command instead:\n" + "\n".join(offenders)
+    for relative in OWN_ENTRY_POINTS:
+        assert direct_writes((ROOT / relative).read_text(encoding="utf-8")), relative
+
+
+def test_collective_progress_goes_to_the_callback():
+    from rocm_doctor.distributed.stage import progress_notes
+
+    shown = []
+    note = progress_notes(shown.append)
+    note({"coll": "begin", "phase": "timed", "rank": 0, "op": "all_reduce", "bytes": 1 << 20})
+    note({"coll": "begin", "phase": "timed", "rank": 1, "op": "all_reduce", "bytes": 1 << 20})
+    note({"coll": "done", "rank": 0})
+    assert shown == ["collectives: all_reduce 1 MiB"]
+
+
 def test_exit_codes_are_declared_once():
     declared = []
     for path in sorted((ROOT / "rocm_doctor").rglob("*.py")):

@@ -127,7 +127,7 @@ def test_xid_findings_by_code_with_the_catalog(fixture_text):
     app, stopped = case(fixture_text, "nvidia-xid",
                         "dmesg/pytorch-multi-gpu-server-xid-43-and-xid-31-mmu-fault-dmesg-T-excerpt.txt",
                         {"nvidia-xid:31": "fail", "nvidia-xid:43": "info"},
-                        ["Xid 31 (GPU memory page fault) was logged 3 times", "pid 13641", "Likely at fault: the "
+                        ["Xid 31 (GPU memory page fault) was logged 3 times", "pid 13641", "First to look at: the "
                          "program that used the GPU"])
     assert app.data["effect"] == "app-killed" and not app.fix and stopped.severity.value == "low"
     (gsp,) = case(fixture_text, "nvidia-xid", "dmesg/dell-xe9680-h100-xid-119-gsp-rpc-timeout-dmesg-T.txt",

@@ -52,14 +52,22 @@ def test_no_gpu_and_no_torch_says_so_and_plans_the_install(doctor, bare_python):
     assert "Check that the card is seated, the driver is loaded" in result.stdout  # the guide's hints
     assert "[FAIL] PyTorch in the target environment: torch is not installed in" in result.stdout  # reads right
     assert "all 0 " not in result.stdout
-    command = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/rocm"
-    assert any(line.strip().startswith(command) for line in result.stdout.splitlines())
+    # what runs on this machine first: the CPU build; the ROCm build is the labelled alternative, with its needs
+    command = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    rocm = f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/rocm"
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    first, alternative = lines.index(command), next(i for i, line in enumerate(lines) if line.startswith(rocm))
+    assert first < lines.index("Or (alternative): the ROCm build, for an AMD GPU this run did not find") < alternative
+    assert "Prefer it when this machine does have an AMD GPU" in result.stdout
+    assert "rocm[libraries]" in result.stdout  # what the ROCm wheels need beside them
     data = json.loads(doctor("check", "--python", str(bare_python), "--no-history", "--json").stdout)
     assert data["diagnosis"]["verdict"] == "no-gpu"
     preview = doctor("fix", "--dry-run", "--python", str(bare_python))
     assert preview.returncode == 0, preview.stderr
-    assert "install torch from https://download.pytorch.org/whl/rocm" in preview.stdout
-    assert any(line.strip().startswith(command) for line in preview.stdout.splitlines())
+    assert "install torch from https://download.pytorch.org/whl/cpu" in preview.stdout
+    planned = preview.stdout.split("Not planned")[0]
+    assert command in [line.strip() for line in planned.splitlines()] and "whl/rocm" not in planned
+    assert "the ROCm build, for an AMD GPU this run did not find (alternative;" in preview.stdout
 
 
 @no_gpu_here
@@ -367,3 +375,102 @@ def test_one_screen_uses_one_set_of_marks_and_words_not_keys(tmp_path, isolated_
     assert "[✗]" in shown and "[FAIL]" not in shown and "[warn]" not in shown  # a terminal's marks, everywhere
     assert "`" not in shown  # Markdown quoting is for the Markdown report
     assert not re.search(r"^(KERNEL-LOG|ROCM-DOCTOR|MULTI-GPU|GPU-STATE)$", shown, re.M)
+
+
+PATH_OR_URL = re.compile(r"(?:https?://|(?<![\w.])/)[^\s`'\"),;]+")
+
+
+def _paths_and_urls(report: dict) -> set[str]:
+    """Every path and URL the report's prose names (messages, evidence, advice, versions), as the terminal shows
+    them: without a sentence's closing punctuation."""
+    texts = [v["value"] for v in report.get("versions") or []]
+    for finding in report["findings"]:
+        texts += [finding["message"], *finding["evidence"], *finding["remediation"]]
+    return {token.rstrip(".:") for text in texts for token in PATH_OR_URL.findall(text) if len(token) > 12}
+
+
+@pytest.mark.parametrize("width", (60, 80))
+def test_paths_and_urls_are_never_split_in_a_terminal(tmp_path, isolated_env, terminal, doctor, width):
+    recorded = (SNAPSHOTS / "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json").read_text(encoding="utf-8")
+    snapshot = str(tmp_path / "deep-venv.json")  # the same machine with its venv where projects often keep it
+    Path(snapshot).write_text(recorded.replace("/home/user/venv", "/home/user/projects/segmentation-experiments/.venv"),
+                              encoding="utf-8")
+    report = json.loads(doctor("check", "--from", snapshot, "--json").stdout)
+    tokens = _paths_and_urls(report)
+    assert len([t for t in tokens if len(t) > width]) >= 2  # longer than any line: rich would fold them
+    env = {**isolated_env, "COLUMNS": str(width), "TERM": "xterm"}
+    shown, code, _ = terminal([sys.executable, "-m", "rocm_doctor", "check", "-v", "--from", snapshot], env, width,
+                              tmp_path)
+    assert code == 1
+    lines = shown.splitlines()
+    split = [t for t in tokens if not any(t in line for line in lines)]
+    assert not split, f"not whole on one line: {split}"
+    assert "`" not in shown  # Markdown quoting is for the Markdown report, advice and evidence included
+    for line in lines:  # a line past the edge is a command, or one whole word after its lead, never prose
+        if len(line) > width and not line.startswith(" " * 10):  # commands: whole, ten spaces in
+            lead, _, word = line.rstrip().rpartition(" ")
+            assert len(lead) < width and ("/" in word or word.startswith("[")), line
+
+
+def test_the_default_view_is_one_line_per_area_and_v_shows_every_check(tmp_path, isolated_env, terminal, doctor):
+    snapshot = str(SNAPSHOTS / "linux-2x-mi100-gfx908-healthy.json")
+    report = json.loads(doctor("check", "--from", snapshot, "--json").stdout)
+    passing = [f for f in report["findings"] if f["status"] == "ok"]
+    env = {**isolated_env, "COLUMNS": "120", "TERM": "xterm"}
+    argv = [sys.executable, "-m", "rocm_doctor", "check", "--from", snapshot]
+    compact, code, _ = terminal(argv, env, 120, tmp_path)
+    full, full_code, _ = terminal([*argv, "-v"], env, 120, tmp_path)
+    assert code == full_code == 0
+    assert _headline_and_footer(compact) == _headline_and_footer(full)
+    assert not [f["title"] for f in passing if f["title"] in compact]  # counted on its area's line, not listed
+    assert all(f["title"] in full for f in passing)
+    areas = {f["area"] for f in report["findings"] if f["status"] != "skip"}
+    area_lines = [line for line in compact.splitlines() if re.match(r"^\[.\] [A-Z]", line)]
+    assert len(area_lines) == len(areas)
+    assert "[✓] TORCH: torch 2.7.1+rocm6.3, ROCm build, HIP 6.3.42131-fa1d09cbd (4 checks passed)" in area_lines
+    assert len(compact.splitlines()) < len(full.splitlines()) / 3
+
+
+def test_check_v_and_the_report_carry_the_versions_block(doctor, tmp_path):
+    snapshot = str(SNAPSHOTS / "linux-rx6600xt-gfx1032-rocm6.3-torch-lacks-gfx1032.json")
+    names = ["torch", "GPU driver", "ROCm (HIP)", "GPUs", "CPU", "OS", "glibc", "gcc", "numpy", "Python"]
+    data = json.loads(doctor("report", "--from", snapshot, "--format", "json").stdout)
+    versions = {v["name"]: v for v in data["versions"]}
+    assert list(versions) == names
+    assert versions["torch"]["value"] == "torch 2.7.1+rocm6.3, ROCm build, HIP 6.3.42131-fa1d09cbd"
+    assert versions["GPUs"]["value"] == "AMD Radeon RX 6600 XT (gfx1032)"
+    assert not versions["CPU"]["found"] and versions["CPU"]["value"].startswith("not recorded")  # an older snapshot
+    assert versions["ROCm (HIP)"]["value"].startswith("not found: hipconfig not found on PATH")
+    markdown = doctor("report", "--from", snapshot).stdout
+    assert "- torch: torch 2.7.1+rocm6.3, ROCm build" in markdown
+    verbose = doctor("check", "-v", "--from", snapshot).stdout
+    assert "VERSIONS" in verbose and "  GPUs        AMD Radeon RX 6600 XT (gfx1032)" in verbose
+    assert "VERSIONS" not in doctor("check", "--from", snapshot).stdout  # the area lines carry what they found
+
+
+def test_data_show_summarises_each_table_and_lists_sources_on_request(doctor):
+    summary = doctor("data", "show")
+    assert summary.returncode == 0
+    tables = json.loads(doctor("data", "show", "--json").stdout)["tables"]
+    lines = summary.stdout.splitlines()
+    assert len(lines) < len(tables) + 10 and "[AMD-ARCH]" not in summary.stdout
+    catalog = next(t for t in tables if t["name"] == "gpu_catalog.json")
+    assert any(line.startswith(f"gpu_catalog.json: {len(catalog['sources'])} source(s), ") for line in lines)
+    listed = doctor("data", "show", "--sources").stdout
+    assert all(f"[{key}] " in listed for key in catalog["sources"])
+
+
+@pytest.mark.parametrize("width", (60, 200))
+def test_a_live_check_lists_no_passing_check_by_default(tmp_path, isolated_env, terminal, doctor, width):
+    """This machine, as a new user runs `check`: the passing checks are counted on their area's line, never listed
+    one by one, and each area that ran has exactly one line."""
+    report = json.loads(doctor("check", "--no-gpu", "--no-history", "--json").stdout)
+    env = {**isolated_env, "COLUMNS": str(width), "TERM": "xterm"}
+    shown, code, _ = terminal([sys.executable, "-m", "rocm_doctor", "check", "--no-gpu", "--no-history"], env, width,
+                              tmp_path)
+    assert code in (0, 1)
+    passing = {f["title"] for f in report["findings"] if f["status"] == "ok"}
+    assert passing and not [t for t in passing if f"] {t}" in shown.replace("\n", " ")]
+    for area in {f["area"] for f in report["findings"] if f["status"] != "skip"}:
+        title = area.replace("-", " ").upper()
+        assert len(re.findall(rf"^\[.\] {re.escape(title)}\b", shown, re.M)) == 1, (area, shown)

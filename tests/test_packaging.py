@@ -18,14 +18,27 @@ CHILD_FILES = ("_childlib.py", "probes/_torch_child.py", "windows/_sdk_child.py"
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
+def built(tmp_path_factory):
+    """The wheel pip builds from the checkout, and what the checkout held before and after the build."""
     out = tmp_path_factory.mktemp("wheel")
+    before = {p.name for p in ROOT.iterdir()}
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
         capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    return next(out.glob("rocm_doctor-*.whl"))
+    return next(out.glob("rocm_doctor-*.whl")), before, {p.name for p in ROOT.iterdir()}
+
+
+@pytest.fixture(scope="module")
+def wheel(built):
+    return built[0]
+
+
+def test_building_the_wheel_leaves_the_checkout_as_it_was(built):
+    """`pip install .` builds the wheel as this does: no build/ or *.egg-info is left in the checkout."""
+    _, before, after = built
+    assert after - before == set()
 
 
 def test_wheel_contains_checks_docs_and_data(wheel):

@@ -90,6 +90,6 @@ def test_verbose_output_reads_as_sentences(snapshot):
 
 
 def test_data_show_sends_nobody_outside_the_repository():
-    proc = _doctor("data", "show")
-    assert proc.returncode == 0
+    proc = _doctor("data", "show", "--sources")
+    assert proc.returncode == 0 and "[AMD-ARCH]" in proc.stdout
     assert "via:" not in proc.stdout and "shared/" not in proc.stdout

@@ -115,14 +115,14 @@ def bench_collectives(app, python: str, preset: str, device: str) -> None:
     """The local collectives across every GPU, shown and judged: 2 when they could not run, else 1 for a warning
     or worse (--fail-on does not apply to them)."""
     from rocm_doctor.distributed.local import LocalOptions, run_local
-    from rocm_doctor.distributed.stage import judge
+    from rocm_doctor.distributed.stage import judge, progress_notes
     from rocm_doctor.facts.facts import Facts
     from rocm_doctor.facts.observations import Observations
     from rocm_doctor.report.collectives_view import CollectivesResult
 
     with app.status("collectives: starting one process per GPU", enabled=app.format != "json") as status:
         results = run_local(python, LocalOptions(device=device, preset=preset,
-                                                 on_record=_collective_progress(status) if status else None))
+                                                 on_record=progress_notes(status) if status else None))
     findings = judge(results, Facts(Observations(env=dict(os.environ))), ids=None)
     app.show(CollectivesResult(python, results, findings))
     if not results.get("ran"):
@@ -130,17 +130,6 @@ def bench_collectives(app, python: str, preset: str, device: str) -> None:
             app.error(f"the collectives could not run: {results.get('detail')}")
         app.exit(EXIT_CANNOT_RUN)
     app.exit(app.code_for(findings, "warn"))
-
-
-def _collective_progress(update):
-    """The status line names the collective rank 0 is timing now."""
-    from rocm_doctor.parsers.collectives_formulas import human_bytes
-
-    def show(record: dict) -> None:
-        if record.get("coll") == "begin" and record.get("phase") == "timed" and str(record.get("rank")) == "0":
-            update(f"collectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
-
-    return show
 
 
 def cannot_run(results: dict[str, Any], why: str, target: str, device: str) -> str:

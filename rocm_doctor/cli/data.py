@@ -16,10 +16,12 @@ def command():
 
 
 @command.command("show")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with every source).")
+@click.option("--sources", is_flag=True, help="List every table's sources: title, address, version, date read, quote.")
 @pass_app
-def show(app, as_json):
-    """Version, date and sources of the data in use, and where it comes from."""
+def show(app, as_json, sources):
+    """Version and date of the data in use, where it comes from, and a line per table (--sources lists what each
+    table was read from)."""
     from rocm_doctor.knowledge import update
 
     info = _describe()
@@ -39,10 +41,16 @@ def show(app, as_json):
                + ("" if embedded["manifest"] else " — no data/manifest.json in this build"))
     click.echo(f"User data folder: {info['user_data_dir']} (set {update.DIR_ENV} to move it)")
     click.echo(f"Update channel: {info['channel']}")
+    click.echo("")
     for table in info["tables"]:
+        if not sources:
+            click.echo(f"{table['name']}: {_source_summary(table['sources'])}")
+            continue
         click.echo(f"\n{table['name']}: {table.get('about') or ''}".rstrip())
         for key, source in table["sources"].items():
             click.echo(f"  [{key}] {_source_text(source)}")
+    if not sources:
+        click.echo("\n--sources lists each table's sources; --json has everything.")
 
 
 @command.command("update")
@@ -149,6 +157,17 @@ def _describe() -> dict:
 # the read date and the quoted words; a document of this repository's own (a saved copy) is not an address.
 _SHOWN = ("title", "url", "also_url", "document", "version", "read", "quote", "verified", "why", "note")
 _REPOSITORY_FILE = re.compile(r"^[\w.-]+/[\w.-]+[:@]")
+
+
+def _source_summary(sources: dict) -> str:
+    """How many sources a table has, how many were checked against a quote, and when they were read."""
+    rows = [s for s in sources.values() if isinstance(s, dict)]
+    if not sources:
+        return "no sources recorded"
+    verified = sum(1 for s in rows if s.get("verified") is True)
+    dates = sorted({str(s["read"]) for s in rows if s.get("read")})
+    when = f", read {dates[0]}" + (f" to {dates[-1]}" if len(dates) > 1 else "") if dates else ""
+    return f"{len(sources)} source(s), {verified} verified against a quote{when}"
 
 
 def _source_text(source) -> str:

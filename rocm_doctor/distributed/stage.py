@@ -6,7 +6,6 @@ carries it re-judges the same way. The checks live in checks/collectives.py.
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Optional
 
 from rocm_doctor.engine.engine import run_one, sort_findings
@@ -50,25 +49,19 @@ class CollectivesStage(Stage):
 
         env = dict(facts.env) if facts is not None and facts.env else None
         return run_local(target_python(facts), LocalOptions(device=self.device, preset=self.preset, env=env,
-                                                            on_record=_progress_printer() if progress else None))
+                                                            on_record=progress_notes(progress) if progress else None))
 
     def interpret(self, observations, facts) -> None:
         stage_results.interpret(observations, facts)
 
 
-def _progress_printer():
-    """A one-line progress note on stderr per collective (only when stderr is a terminal)."""
-    if not sys.stderr.isatty():
-        return None
+def progress_notes(progress):
+    """An `on_record` callback that tells `progress` (the caller's status line) which collective rank 0 is timing
+    now; the stage itself never writes to the terminal."""
+    from rocm_doctor.parsers.collectives_formulas import human_bytes
 
     def show(record: dict) -> None:
         if record.get("coll") == "begin" and record.get("phase") == "timed" and str(record.get("rank")) == "0":
-            from rocm_doctor.parsers.collectives_formulas import human_bytes
-
-            sys.stderr.write(f"\r\033[Kcollectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
-            sys.stderr.flush()
-        elif record.get("coll") == "done" and str(record.get("rank")) == "0":
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+            progress(f"collectives: {record.get('op')} {human_bytes(record.get('bytes') or 0)}")
 
     return show

@@ -26,6 +26,17 @@ NO_GPU_HINTS = ("the card is seated", "the driver is loaded", "a container was g
                 "WSL has the GPU driver")
 
 
+def no_gpu_seen(facts) -> Optional[str]:
+    """What shows that this machine has no GPU for torch: an empty PCI display list, no AMD GPU from any tool and
+    torch seeing none. None where that cannot be told (WSL shows no PCI GPUs; a source was not collected)."""
+    if facts.os == "wsl" or facts.get("gpu.pci") != [] or facts.get("gpu.inventory") not in ([], None):
+        return None
+    if facts.get("torch.available") is True:
+        return None
+    torch = "torch sees none" if facts.get("torch.installed") else "torch is not installed to look"
+    return f"no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and {torch}"
+
+
 def verdict_word(verdict: str) -> str:
     """The words a user reads for a verdict key ("works-with-problems" -> "Works, with problems")."""
     return dict([*VERDICTS.values(), HEALTHY, NO_GPU]).get(verdict, verdict)

@@ -59,6 +59,7 @@ OWN_LIMITS_KEY = "process.limits.doctor"
 # torch_probe and torch_family: the children of the target interpreter; rocm_paths, rocm_libs, shell_rc, online:
 # probe values.
 TORCH_PROBE_KEY = "torch-probe"
+GCC_KEY = "gcc-version"  # torch_probe: the C++ compiler torch.compile and extensions build with
 TORCH_FAMILY_KEY = "torch-family"
 ROCM_PATHS_KEY = "rocm.paths"
 ROCM_LIBS_KEY = "rocm.libs"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import TORCH_PROBE_KEY as COMMAND_KEY
+from rocm_doctor.facts.keys import GCC_KEY, TORCH_PROBE_KEY as COMMAND_KEY
 from rocm_doctor.facts.observations import Observations
 
 STAGE_MEANING = {
@@ -71,6 +72,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
     start = by_stage.get("start")
     if start:
         facts.set("python.target.version", start.get("python"))
+    _host(observations, facts, start or {}, by_stage.get("build") or {})
 
     imported = by_stage.get("import")
     if imported is None:
@@ -88,6 +90,10 @@ def interpret(observations: Observations, facts: Facts) -> None:
     facts.set("torch.hip", imported.get("hip"))
     facts.set("torch.cuda_version", imported.get("cuda"))
     facts.set("torch.flavour", flavour(imported.get("version"), imported.get("hip"), imported.get("cuda")))
+    if isinstance(imported.get("numpy"), dict):
+        facts.set("torch.numpy", imported["numpy"])
+    else:
+        facts.set_missing("torch.numpy", "this torch probe did not report numpy")
     if isinstance(imported.get("bytecode"), dict):
         facts.set("torch.bytecode", dict(imported["bytecode"], import_s=imported.get("seconds")))
     else:
@@ -119,3 +125,20 @@ def interpret(observations: Observations, facts: Facts) -> None:
     libraries = by_stage.get("libraries")
     if libraries is not None and "paths" in libraries:
         facts.set("torch.libraries", libraries["paths"])
+
+
+def _host(observations: Observations, facts: Facts, start: dict, build: dict) -> None:
+    """torch.host: the CPU the torch child ran on (and the instruction set torch chose for it), the gcc on PATH
+    (torch.compile on the CPU and C++ extensions build with it) and the compiler torch itself was built with."""
+    gcc = observations.command(GCC_KEY)
+    built_with = re.search(r"^\s*- (GCC|clang|MSVC) ([\w.]+)", str(build.get("config") or ""), re.M)
+    facts.set("torch.host", {
+        "cpu": start.get("cpu"), "cpus": start.get("cpus"), "cpu_capability": build.get("cpu_capability"),
+        "gcc": _first_line(gcc.stdout) if gcc is not None and gcc.ok else None,
+        "gcc_error": ("not recorded (a run from before rocm-doctor asked for it)" if gcc is None else None if gcc.ok
+                      else f"gcc {gcc.error}" if gcc.error else gcc.describe()),
+        "built_with": " ".join(built_with.groups()) if built_with else None})
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")

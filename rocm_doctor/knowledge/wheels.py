@@ -15,6 +15,12 @@ def latest_rocm_index() -> str:
     return table["index_base"] + table["releases"][-1]["rocm_indexes"][-1]
 
 
+def cpu_index() -> str:
+    """The download.pytorch.org index of torch built for the CPU only: what runs where no GPU was found."""
+    table = load("torch_wheels.json")
+    return table["index_base"] + table["cpu_index"]["index"]
+
+
 def cuda_index(torch_version: str | None = None) -> str:
     """The download.pytorch.org CUDA index that builds this torch release ("2.9.1+cpu" -> its newest Stable CUDA,
     cu128); a release missing from the table (or none given) gets the newest release's: an index has only the torch

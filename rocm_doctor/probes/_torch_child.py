@@ -114,6 +114,39 @@ def describe_device(torch, index):
     return info
 
 
+def cpu_name():
+    """The CPU's model name as the OS gives it (the first processor's), or None."""
+    if sys.platform.startswith("linux"):
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+                for line in info:
+                    key, _, value = line.partition(":")
+                    if key.strip() in ("model name", "Model", "Processor") and value.strip():
+                        return value.strip()
+        except OSError:
+            return None
+        return None
+    import platform
+
+    return platform.processor() or None
+
+
+def numpy_state(warned):
+    """numpy as torch met it: its version (from the loaded module, else the installed metadata), whether `import
+    torch` loaded it, and torch's own "Failed to initialize NumPy: ..." warning when it could not use it."""
+    module = sys.modules.get("numpy")
+    version = getattr(module, "__version__", None)
+    if version is None:
+        try:
+            from importlib import metadata
+
+            version = metadata.version("numpy")
+        except Exception:  # not installed, or metadata that cannot be read
+            version = None
+    failed = next((w for w in warned if w.startswith("Failed to initialize NumPy")), None)
+    return {"version": version, "loaded": module is not None, "torch_warning": failed}
+
+
 def main():
     emit(
         "start",
@@ -122,16 +155,23 @@ def main():
         prefix=sys.prefix,
         base_prefix=getattr(sys, "base_prefix", sys.prefix),
         platform=sys.platform,
+        cpu=cpu_name(),
+        cpus=os.cpu_count(),
     )
     started = time.monotonic()
-    try:
-        import torch
-    except ImportError as exc:
-        emit.finish("import", ok=False, missing=True, error=error_text(exc))
-        return
-    except BaseException as exc:  # torch's import can raise anything, including SystemExit
-        emit.finish("import", ok=False, missing=False, error=error_text(exc), traceback=traceback.format_exc(limit=8))
-        return
+    with warnings.catch_warnings(record=True) as records:  # what `import torch` warns, recorded for the parent
+        try:
+            import torch
+        except ImportError as exc:
+            emit.finish("import", ok=False, missing=True, error=error_text(exc))
+            return
+        except BaseException as exc:  # torch's import can raise anything, including SystemExit
+            emit.finish("import", ok=False, missing=False, error=error_text(exc),
+                        traceback=traceback.format_exc(limit=8))
+            return
+    warned = [str(r.message) for r in records]
+    for record in records:  # still on standard error as Python shows it, where the known-message matcher reads it
+        warnings.showwarning(record.message, record.category, record.filename, record.lineno)
     version = getattr(torch, "version", None)
     emit(
         "import",
@@ -144,6 +184,8 @@ def main():
         git_version=getattr(version, "git_version", None),
         debug=getattr(version, "debug", None),
         bytecode=bytecode_state(torch),
+        warnings=warned,
+        numpy=numpy_state(warned),
     )
 
     build = {}
@@ -155,6 +197,10 @@ def main():
         build["cudnn_version"] = torch.backends.cudnn.version()
     except Exception as exc:
         build["cudnn_error"] = error_text(exc)
+    try:
+        build["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+    except Exception as exc:  # before torch 2.1
+        build["cpu_capability_error"] = error_text(exc)
     emit("build", **build)
 
     caught = []

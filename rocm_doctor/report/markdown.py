@@ -73,6 +73,8 @@ class _Renderer:
             lines.append(f"- Target interpreter: `{_code(target['python'])}` ({_esc(target.get('reason', ''))})")
         if target.get("environment"):
             lines.append(f"- Environment judged: {_esc(target['environment'])}")
+        lines.extend(f"- {_esc(v.get('name'))}: {_esc(v.get('value'))}" for v in b.get("versions") or []
+                     if isinstance(v, dict))  # the versions block, as collect_env lists it
         family = (((b.get("facts") or {}).get("values") or {}).get("torch.family") or {}).get("packages") or {}
         if family:  # the torch family as collect_env lists it
             lines.append("- PyTorch packages: " + ", ".join(

@@ -19,6 +19,7 @@ class Report:
     generated_at: str = field(default_factory=now)
     stages: dict[str, Any] = field(default_factory=dict)  # kernels, bench, ... when they ran
     diagnosis: Optional[Diagnosis] = None  # built from the linked findings when not given
+    versions: list[dict[str, Any]] = field(default_factory=list)  # report/versions.py: torch, driver, GPUs, OS...
 
     def __post_init__(self) -> None:
         if self.diagnosis is None:
@@ -37,4 +38,4 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return envelope("diagnosis", generated_at=self.generated_at, source=self.source, target=self.target,
                         platform=self.platform, summary=self.summary(), diagnosis=self.diagnosis.to_dict(),
-                        findings=[f.to_dict() for f in self.findings], stages=self.stages)
+                        findings=[f.to_dict() for f in self.findings], stages=self.stages, versions=self.versions)

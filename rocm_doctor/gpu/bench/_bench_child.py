@@ -4,13 +4,14 @@ Stand-alone on purpose (standard library and torch only): the target environment
 installed. The payload comes as JSON on stdin:
 
     {"device": "auto"|"cuda"|"cpu", "device_index": 0, "progress_file": PATH|null, "watchdog": true,
-     "hold_dir": PATH|null, "sections": [{"name": "matmul", "timeout_s": 60, "params": {...}}, ...]}
+     "hold_dir": PATH|null, "gate": PATH|null, "sections": [{"name": "matmul", "timeout_s": 60, "params": {...}}, ...]}
 
 Every record carries "bench" (its kind) and "section"; each section is framed by "section_start" and
 "section_end" records, and the run ends with {"bench": "done"}. A watchdog thread ends the process with a
 "section_timeout" record when a section overruns its budget, so the parent can start a fresh child for the
 sections that are left. With a "hold_dir", each section waits after its "section_start" record until the parent
-drops a "<section>.go" file there. Nothing here decides whether a figure is good: the parent does that.
+drops a "<section>.go" file there. With a "gate", the child imports torch and then waits for that file before it
+touches the GPU (a process started ahead of its turn). Nothing here decides whether a figure is good: the parent does that.
 
 The sections live beside this file (_bench_sections.py, _bench_sdpa.py, _bench_decoder.py, _bench_cnn.py,
 _bench_conv.py, on top of _bench_common.py and _bench_profile.py), loaded by path like the shared child library.
@@ -39,8 +40,8 @@ childlib.leave_script_folder(__file__)
 common = childlib.load_sibling(__file__, "_bench_common.py")
 sections = childlib.load_sibling(__file__, "_bench_sections.py")
 sdpa = childlib.load_sibling(__file__, "_bench_sdpa.py")
-decoder = childlib.load_sibling(__file__, "_bench_decoder.py")
 childlib.load_sibling(__file__, "_bench_profile.py")
+decoder = childlib.load_sibling(__file__, "_bench_decoder.py")
 cnn = childlib.load_sibling(__file__, "_bench_cnn.py")
 conv = childlib.load_sibling(__file__, "_bench_conv.py")
 emit, error_text = common.emit, common.error_text
@@ -90,11 +91,8 @@ def hold(payload, name):
     """Wait (at most hold_s) for the parent's go for this section: it samples the GPU's state first, so its
     nvidia-smi / amd-smi query never runs while a figure is being measured."""
     folder = payload.get("hold_dir")
-    if not folder:
-        return
-    go, deadline = os.path.join(folder, name + ".go"), time.monotonic() + float(payload.get("hold_s", 5))
-    while not os.path.exists(go) and time.monotonic() < deadline:
-        time.sleep(0.005)
+    if folder:
+        childlib.wait_for(os.path.join(folder, name + ".go"), payload.get("hold_s", 5))
 
 
 def main():
@@ -110,6 +108,9 @@ def main():
         return
     emit("import", ok=True, seconds=round(time.monotonic() - started, 3), version=torch.__version__,
          cuda=getattr(torch.version, "cuda", None), hip=getattr(torch.version, "hip", None))
+    if payload.get("gate") and not childlib.wait_for(payload["gate"], payload.get("gate_s", 600)):
+        emit.finish("device", error="started ahead of its turn, and its turn never came")
+        return
 
     try:
         threads = len(os.sched_getaffinity(0))

@@ -6,13 +6,15 @@ Each pass runs in a fresh process (this child started again with one `conv_pass`
 measured is first use: the conv algorithm caches of torch, cuDNN and MIOpen live for a process, and MIOpen reads
 its find mode once per process. With `in_process`, the first pass (default or benchmark, not a second process or
 the logged one) runs in the benchmark's own process instead, when no section that convolves has begun in it: the
-first use is the same, without a second torch import.
+first use is the same, without a second torch import. Each fresh process is started while the pass before it
+measures: it imports torch and waits at its gate, touching the GPU only when its turn comes.
 """
 
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 from _doctor_bench_common import emit, error_text, free_memory, measure
@@ -114,50 +116,81 @@ def cap(text, limit=LOG_CAP):
     return head + "\n[... cut ...]\n" + tail, len(text) - len(head) - len(tail)
 
 
-def run_pass(ctx, label, params, timeout, extra_env=None, keep_stderr=False):
-    """This child again, in a fresh process, with one conv_pass section; its records re-emitted with the pass.
-    `timeout` covers the whole process, start-up (torch import, GPU initialisation) included."""
-    payload = {"device": "cuda" if ctx.is_cuda else "cpu", "device_index": ctx.device.index or 0, "watchdog": True,
-               "sections": [{"name": "conv", "kind": "conv_pass", "timeout_s": max(5.0, timeout - STARTUP_S),
-                             "params": params}]}
-    env = dict(os.environ, **(extra_env or {}))
-    started = time.monotonic()
-    state, stdout, stderr, code = "ok", "", "", None
-    try:
-        proc = subprocess.run([sys.executable, CHILD], input=json.dumps(payload), capture_output=True, text=True,
-                              errors="replace", timeout=timeout, env=env)
-        stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
-        if code:
-            state = "exit %d" % code
-    except subprocess.TimeoutExpired as exc:
-        state = "timeout"
-        stdout = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        stderr = exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-    measured, startup, setup = 0, None, None
-    for line in stdout.splitlines():
+class Pending:
+    """A pass's fresh process (this child again, with one `conv_pass` section), started ahead of its turn: it
+    imports torch and waits at its gate, without touching the GPU, while the pass before it measures. `finish` lets
+    it go and re-emits its records with the pass; `timeout` covers the whole process, its start-up included."""
+
+    def __init__(self, ctx, label, params, timeout, extra_env=None):
+        self.label, self.extra_env, self.started = label, extra_env or {}, time.monotonic()
+        self.folder = tempfile.TemporaryDirectory(prefix="rocm-doctor-conv-")
+        self.gate = os.path.join(self.folder.name, "go")
+        payload = {"device": "cuda" if ctx.is_cuda else "cpu", "device_index": ctx.device.index or 0,
+                   "watchdog": True, "gate": self.gate, "gate_s": timeout,
+                   "sections": [{"name": "conv", "kind": "conv_pass", "timeout_s": max(5.0, timeout - STARTUP_S),
+                                 "params": params}]}
+        stdin = os.path.join(self.folder.name, "payload.json")
+        with open(stdin, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle)
+        with open(stdin, "rb") as handle:
+            self.proc = subprocess.Popen([sys.executable, CHILD], stdin=handle, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True, errors="replace",
+                                         env=dict(os.environ, **self.extra_env))
+
+    def drop(self):
+        """Not run after all: ended before it touched the GPU."""
+        self.proc.kill()
+        self.proc.communicate()
+        self.folder.cleanup()
+
+    def finish(self, timeout, keep_stderr=False):
+        """Let it go and wait for it, at most `timeout` s from now."""
+        waited = time.monotonic() - self.started
+        open(self.gate, "w").close()
+        state = "ok"
         try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        kind = record.pop("bench", None) if isinstance(record, dict) else None
-        if kind == "import":
-            startup = record.get("seconds")
-        elif kind == "conv_setup":
-            setup = record.get("autograd_s")
-        elif kind in ("conv", "conv_error"):
-            record.pop("section", None)
-            emit(kind, pass_name=label, **record)
-            measured += 1
-        elif kind in ("section_error", "section_timeout", "device") and record.get("error"):
-            state = "%s: %s" % (kind, record["error"])
-    info = {"pass_name": label, "state": state, "seconds": round(time.monotonic() - started, 3), "records": measured,
-            "import_s": startup, "autograd_setup_s": setup, "env": extra_env or {}}
-    text, cut = cap(stderr)
-    if keep_stderr:
-        info.update(log=text, log_cut=cut)
-    elif state != "ok":
-        info["stderr_tail"] = text[-2000:]
-    emit("conv_pass", **info)
+            stdout, stderr = self.proc.communicate(timeout=timeout)
+            if self.proc.returncode:
+                state = "exit %d" % self.proc.returncode
+        except subprocess.TimeoutExpired:
+            state = "timeout"
+            self.proc.kill()
+            stdout, stderr = self.proc.communicate()
+        self.folder.cleanup()
+        measured, startup, setup = 0, None, None
+        for line in stdout.splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            kind = record.pop("bench", None) if isinstance(record, dict) else None
+            if kind == "import":
+                startup = record.get("seconds")
+            elif kind == "conv_setup":
+                setup = record.get("autograd_s")
+            elif kind in ("conv", "conv_error"):
+                record.pop("section", None)
+                emit(kind, pass_name=self.label, **record)
+                measured += 1
+            elif kind in ("section_error", "section_timeout", "device") and record.get("error"):
+                state = "%s: %s" % (kind, record["error"])
+        info = {"pass_name": self.label, "state": state, "records": measured, "import_s": startup,
+                "seconds": round(time.monotonic() - self.started - waited, 3), "started_ahead_s": round(waited, 3),
+                "autograd_setup_s": setup, "env": self.extra_env}
+        text, cut = cap(stderr)
+        if keep_stderr:
+            info.update(log=text, log_cut=cut)
+        elif state != "ok":
+            info["stderr_tail"] = text[-2000:]
+        emit("conv_pass", **info)
+
+
+def start(ctx, passes, index, left):
+    """The fresh process of passes[index], started now; None past the last."""
+    if index >= len(passes):
+        return None
+    label, options = passes[index]
+    return Pending(ctx, label, options, max(left, 1.0), extra_env=LOG_ENV if label == "miopen-log" else None)
 
 
 def section_conv(ctx, params):
@@ -180,21 +213,26 @@ def section_conv(ctx, params):
     wanted = params.get("passes")
     passes = [(label, options) for label, options in passes if not wanted or label in wanted]
     convolved = [name for name in ctx.sections_run if name in CONVOLVING]
-    if passes and passes[0][0] in FIRST_USE and params.get("in_process") and not convolved:
-        run_here(ctx, *passes.pop(0))
-    for label, options in passes:
-        left = budget - (time.monotonic() - started)
-        logged = label == "miopen-log"
-        if logged:  # what the timed passes left in the database folders
+    here = passes.pop(0) if passes and passes[0][0] in FIRST_USE and params.get("in_process") and not convolved \
+        else None
+    # Each fresh process starts while the pass before it measures, so its torch import is off the clock.
+    pending = start(ctx, passes, 0, budget - (time.monotonic() - started))
+    if here:
+        run_here(ctx, *here)
+    for index, (label, _options) in enumerate(passes):
+        current, left = pending, budget - (time.monotonic() - started)
+        if label == "miopen-log":  # what the timed passes left in the database folders
             emit("conv_db", when="after", folders=db_folders(os.environ))
+        pending = start(ctx, passes, index + 1, left)
         if left < STARTUP_S / 2:
+            current.drop()
             emit("conv_pass", pass_name=label, state="not run: the section's time budget is used", records=0)
             continue
-        run_pass(ctx, label, options, left, extra_env=LOG_ENV if logged else None, keep_stderr=logged)
+        current.finish(left, keep_stderr=label == "miopen-log")
 
 
 def run_here(ctx, label, params):
-    """A pass in this process; what run_pass reports for a fresh one, without its start-up."""
+    """A pass in this process; what a fresh process reports for it, without its start-up."""
     torch, started, measured = ctx.torch, time.monotonic(), 0
     saved = torch.backends.cudnn.benchmark
     try:

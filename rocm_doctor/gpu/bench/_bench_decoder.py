@@ -7,6 +7,7 @@ import time
 
 import _doctor_childlib as childlib
 from _doctor_bench_common import emit, error_text, free_memory
+from _doctor_bench_profile import busy_us, digest_of, tops
 
 
 QWEN3_0_6B = {"hidden": 1024, "layers": 28, "heads": 16, "kv_heads": 8, "head_dim": 128, "intermediate": 3072,
@@ -113,49 +114,14 @@ def profile_decode(ctx, model, token, pos, steps):
             token = model.forward(token, pos + i)[:, -1].argmax(-1, keepdim=True)
         ctx.sync(model.device)
         wall_ms = (time.perf_counter() - t) * 1000.0
+    digest = digest_of(ctx.torch, prof)
     out = {"steps": steps, "profiled_wall_ms_per_token": wall_ms / steps}
-    intervals, kernels, names = [], 0, {}
-    for event in prof.function_events:
-        dtype = str(getattr(event, "device_type", "")).rsplit(".", 1)[-1]
-        if dtype in ("CUDA", "PrivateUse1", "HIP"):
-            tr = event.time_range
-            intervals.append((tr.start, tr.end))
-            kernels += 1
-        if event.name.startswith("aten::_scaled_dot_product") or event.name.startswith("aten::_efficient_attention"):
-            names[event.name] = names.get(event.name, 0) + 1
     if model.device.type == "cuda":
-        if not intervals:  # older profilers attach kernels to the CPU op instead
-            for event in prof.function_events:
-                for kernel in getattr(event, "kernels", []) or []:
-                    intervals.append((0, getattr(kernel, "duration", 0)))
-                    kernels += 1
-        busy, end = 0.0, None
-        for start, stop in sorted(intervals):
-            if end is None or start >= end:
-                busy += stop - start
-                end = stop
-            elif stop > end:
-                busy += stop - end
-                end = stop
-        out["device_busy_us_per_token"] = busy / steps
-        out["kernels_per_token"] = kernels / steps
-    out["sdpa_ops"] = names
-    rows = []
-    for avg in prof.key_averages():
-        dtype = str(getattr(avg, "device_type", "")).rsplit(".", 1)[-1]
-        rows.append({
-            "name": avg.key, "kind": "kernel" if dtype in ("CUDA", "PrivateUse1", "HIP") else "op",
-            "count_per_token": avg.count / steps,
-            "self_cpu_us_per_token": float(getattr(avg, "self_cpu_time_total", 0.0)) / steps,
-            "self_device_us_per_token": float(getattr(avg, "self_device_time_total",
-                                                      getattr(avg, "self_cuda_time_total", 0.0)) or 0.0) / steps,
-        })
-    ops = [r for r in rows if r["kind"] == "op"]
-    out["top_host_ops"] = sorted(ops, key=lambda r: -r["self_cpu_us_per_token"])[:8]
-    out["top_device_ops"] = [r for r in sorted(ops, key=lambda r: -r["self_device_us_per_token"])
-                             if r["self_device_us_per_token"] > 0][:8]
-    out["top_kernels"] = sorted([r for r in rows if r["kind"] == "kernel"],
-                                key=lambda r: -r["self_device_us_per_token"])[:8]
+        out["device_busy_us_per_token"] = busy_us([(start, end) for _name, start, end in digest.device]) / steps
+        out["kernels_per_token"] = len(digest.device) / steps
+    out["sdpa_ops"] = {name: row[0] for (name, kind), row in digest.rows.items() if kind == "op" and
+                       name.startswith(("aten::_scaled_dot_product", "aten::_efficient_attention"))}
+    out.update(tops(digest, steps, unit="token", kernels_named_like_ops=True))
     return out
 
 
@@ -169,7 +135,31 @@ def time_decode(ctx, model, token, start, steps, device):
     return (time.perf_counter() - t) * 1000.0, token
 
 
-def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, profile_steps):
+def relative_spread(values):
+    """Standard error of the mean over the mean: how far the mean of these per-chunk figures may move."""
+    if len(values) < 2 or not statistics.mean(values):
+        return None
+    return statistics.stdev(values) / len(values) ** 0.5 / statistics.mean(values)
+
+
+def decode_until_steady(ctx, model, token, start, most, chunk, spread, device):
+    """Decode `most` tokens from position `start` in chunks of `chunk`, each timed between device syncs; stop early
+    once two or more chunks agree (the relative spread of their per-token times is at most `spread`). Returns (ms,
+    tokens decoded, per-token ms of each chunk, the last token). Without `chunk`, one timed run of `most`."""
+    chunk = max(1, min(int(chunk or most), most))
+    total, done, per_chunk = 0.0, 0, []
+    while done < most:
+        n = min(chunk, most - done)
+        ms, token = time_decode(ctx, model, token, start + done, n, device)
+        total, done = total + ms, done + n
+        per_chunk.append(ms / n)
+        measured = relative_spread(per_chunk)
+        if spread and measured is not None and measured <= spread:
+            break
+    return total, done, per_chunk, token
+
+
+def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, profile_steps, chunk=None, spread=None):
     torch = ctx.torch
     dtype = ctx.dtype(dtype_name)
     t = time.perf_counter()
@@ -200,12 +190,13 @@ def run_decoder(ctx, target, device, dtype_name, cfg, prefill, decode, reps, pro
         token = logits[:, -1].argmax(-1, keepdim=True)
         for i in range(2):  # warm-up the decode shapes
             model.forward(token, prefill + i)
-        ms, token = time_decode(ctx, model, token, prefill, decode, device)
+        ms, decoded, per_chunk, token = decode_until_steady(ctx, model, token, prefill, decode, chunk, spread, device)
         # The same positions again: what is left once per-shape setup (plans, autotuning per KV length) is cached.
-        repeat, token = time_decode(ctx, model, token, prefill, decode, device)
-        emit("decoder_decode", target=target, dtype=dtype_name, tokens=decode, context_start=prefill, ms=ms,
-             ms_per_token=ms / decode, tokens_per_s=decode / (ms * 1e-3),
-             repeat_ms_per_token=repeat / decode, mean_context=prefill + (decode + 1) / 2.0)
+        repeat, token = time_decode(ctx, model, token, prefill, decoded, device)
+        emit("decoder_decode", target=target, dtype=dtype_name, tokens=decoded, context_start=prefill, ms=ms,
+             ms_per_token=ms / decoded, tokens_per_s=decoded / (ms * 1e-3),
+             repeat_ms_per_token=repeat / decoded, mean_context=prefill + (decoded + 1) / 2.0, most_tokens=decode,
+             chunk_ms_per_token=per_chunk, relative_spread=relative_spread(per_chunk))
         if profile_steps:
             try:
                 emit("decoder_profile", target=target, **profile_decode(ctx, model, token, prefill, profile_steps))
@@ -221,9 +212,10 @@ def section_decoder(ctx, params):
     if ctx.is_cuda:
         run_decoder(ctx, "gpu", ctx.device, params.get("dtype", "bf16"), cfg, int(params.get("prefill_tokens", 512)),
                     int(params.get("decode_tokens", 64)), int(params.get("prefill_reps", 3)),
-                    int(params.get("profile_steps", 8)))
+                    int(params.get("profile_steps", 8)), params.get("decode_chunk"), params.get("decode_spread"))
     cpu = params.get("cpu") or {}
     if cpu.get("enabled", True):
         run_decoder(ctx, "cpu", ctx.torch.device("cpu"), cpu.get("dtype", "fp32"), cfg,
                     int(cpu.get("prefill_tokens", 64)), int(cpu.get("decode_tokens", 8)), 1,
-                    int(cpu.get("profile_steps", 0 if ctx.is_cuda else 4)))
+                    int(cpu.get("profile_steps", 0 if ctx.is_cuda else 4)), cpu.get("decode_chunk"),
+                    cpu.get("decode_spread"))

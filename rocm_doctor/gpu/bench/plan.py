@@ -50,6 +50,10 @@ TINY_DECODER = {"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "head_dim"
 
 
 SWEEP_BATCHES = [16, 32, 64, 128, 256, 512, 1024]
+# The full preset decodes in chunks of 8 tokens and stops once the chunks' per-token times agree to within this
+# relative spread (standard error of their mean), 64 tokens at most: each new context length's first pass is
+# about as costly as the last, so fewer tokens give the same figure (docs/measurements.md).
+DECODE_SPREAD = 0.02
 QUICK_CONV = [
     {"name": "SimpleCNN conv2", "n": 64, "c": 16, "k": 32, "h": 16, "w": 16, "r": 3, "pad": 1},
     {"name": "3x3", "n": 32, "c": 64, "k": 64, "h": 128, "w": 128, "r": 3, "pad": 1},
@@ -96,14 +100,15 @@ def build(preset: str = "full", sections: tuple[str, ...] = (), device: str = "c
             Section("memory", 60, {"copy_bytes": GIB, "host_bytes": 256 * MIB, "host_reps": 10, "rep_ms": 100}),
             Section("launch", 30, {"iters": 4000, "graph_ops": 200, "graph_replays": 20}),
             Section("sdpa", 60, {"dtypes": ["fp16", "bf16"], "shapes": _sdpa_shapes(2048), "rep_ms": 50}),
+            Section("conv", 180, {"budget_s": 160, "rep_ms": 20, "max_iters": 50, "in_process": True}),
             Section("cnn", 90, {"batch": 64, "steps": 50, "profile_steps": 5, "launch_iters": 1000}),
             Section("compare", 90, {"matmul_n_gpu": 4096, "matmul_n_cpu": 4096, "cnn_steps_gpu": 100,
                                     "cnn_steps_cpu": 30, "cnn_warmup": 5, "batch": 64, "cpu_read_bytes": 512 * MIB}),
             Section("sweep", 90, {"batches": SWEEP_BATCHES, "budget_s": 50, "gpu_steps": 20, "cpu_steps": 3,
                                   "profile_steps": 2}),
-            Section("conv", 180, {"budget_s": 160, "rep_ms": 20, "max_iters": 50}),
-            Section("decoder", 150, {"prefill_tokens": 512, "decode_tokens": 64, "prefill_reps": 3,
-                                     "profile_steps": 8, "dtype": "bf16",
+            Section("decoder", 150, {"prefill_tokens": 512, "decode_tokens": 64, "decode_chunk": 8,
+                                     "decode_spread": DECODE_SPREAD, "prefill_reps": 3, "profile_steps": 8,
+                                     "dtype": "bf16",
                                      "cpu": {"prefill_tokens": 64, "decode_tokens": 8, "dtype": "fp32"}}),
             Section("reference", 60, {"mm_n": 8192, "copy_bytes": GIB}),
         ]
@@ -146,9 +151,9 @@ def build(preset: str = "full", sections: tuple[str, ...] = (), device: str = "c
             Section("conv", 120, {"budget_s": 110, "shapes": TINY_CONV, "dtypes": ["fp32", "bf16"], "rep_ms": 2,
                                   "max_iters": 3, "miopen": True, "log_shape": "3x3", "log_dtypes": ["fp32"]}),
             Section("decoder", 90, {"config": TINY_DECODER, "prefill_tokens": 16, "decode_tokens": 4,
-                                    "prefill_reps": 1, "profile_steps": 2, "dtype": "bf16",
-                                    "cpu": {"prefill_tokens": 8, "decode_tokens": 2, "dtype": "fp32",
-                                            "profile_steps": 2}}),
+                                    "decode_chunk": 2, "prefill_reps": 1, "profile_steps": 2, "dtype": "bf16",
+                                    "cpu": {"prefill_tokens": 8, "decode_tokens": 2, "decode_chunk": 1,
+                                            "dtype": "fp32", "profile_steps": 2}}),
             Section("reference", 60, {"mm_n": 64, "copy_bytes": 4 * MIB}),
         ]
     if device == "cpu" and preset != "tiny":

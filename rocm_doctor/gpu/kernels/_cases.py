@@ -8,8 +8,9 @@ Each case is a dict made by `case(category, name, dtype, build, ...)`. `build(ct
   {"pairs": [...], "info": {...}}    with extra facts for the report
   {"error": x, "tol": t, "info": {}} an error figure computed by the case itself (RNG statistics)
 
-Inputs come from `ctx.randn`/`ctx.rand`: float64 CPU tensors already rounded to the case's dtype, so the device
-and the reference see exactly the same numbers; `ctx.dev(x)` moves one to the device in the case's dtype.
+Inputs come from `ctx.randn`/`ctx.rand`: float64 CPU tensors already rounded to the case's dtype (drawn in float32
+when that dtype holds no more), so the device and the reference see exactly the same numbers; `ctx.dev(x)` moves
+one to the device in the case's dtype.
 `ctx.backward(out, grad)` back-propagates `grad` from `out` (use it rather than out.backward(grad): a gradient
 tensor handed to torch makes it import sympy, seconds in a fresh process). `ctx.unavailable(reason)` ends a case as
 unavailable (for instance a GPU-only feature on the CPU device).

@@ -7,8 +7,12 @@ call) and is where their own errors show ("fatal error: 'limits' file not found"
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import tempfile
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Mapping, Optional, Sequence
 
 from rocm_doctor.engine.child import run_child
@@ -80,14 +84,18 @@ def capture(
     cap: int = LOG_CAP,
     variables: Optional[Mapping[str, str]] = None,
     runner=run_child,
+    gate: Optional[str] = None,
 ) -> dict[str, Any]:
-    """Run `cases` once more with library logging on; return the capped log and what it contains."""
+    """Run `cases` once more with library logging on; return the capped log and what it contains. With `gate`, the
+    child imports torch and waits for that file before it touches the GPU (`Early`)."""
     variables = dict(variables) if variables is not None else log_env(vendor)
     if not variables:
         return {"ran": False, "reason": f"library logging applies to AMD and NVIDIA GPUs; this run used {vendor or 'no GPU'}"}
     child_env = dict(os.environ if env is None else env)
     child_env.update(variables)
     payload = SuiteOptions(device=device, cases=list(cases), profile=False).payload(list(cases))
+    if gate:
+        payload.update(gate=gate, gate_s=timeout)
     run = runner(python, CHILD, payload, timeout=timeout, env=child_env, marker=MARKER)
     chatter = [line for line in run.result.stdout.splitlines() if not line.lstrip().startswith("{")]
     text = "\n".join(chatter + run.result.stderr.splitlines())
@@ -108,3 +116,38 @@ def capture(
         "signatures": signature_matches(text),
         "log": kept,
     }
+
+
+def vendor_of_nodes(exists=os.path.exists) -> Optional[str]:
+    """The GPU vendor whose device node this machine has, when only one vendor's is there."""
+    found = {vendor for vendor, node in (("nvidia", "/dev/nvidiactl"), ("amd", "/dev/kfd")) if exists(node)}
+    return found.pop() if len(found) == 1 else None
+
+
+class Early:
+    """The library-log child started beside the suite's: it imports torch while the suite runs and touches the GPU
+    only once `go` opens its gate, so the two never compute at once and its import is off the wall clock (about
+    1.8 s with torch's bytecode cached on an H200, 3.5 s without). `stop` ends it when its log is not wanted."""
+
+    def __init__(self, python: str, vendor: str, env: Mapping[str, str], device: str, timeout: float,
+                 runner=run_child) -> None:
+        self.vendor = vendor
+        self.folder = tempfile.TemporaryDirectory(prefix="rocm-doctor-logs-")
+        self.gate = os.path.join(self.folder.name, "go")
+        self.cancel = threading.Event()
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="library-logs")
+        self.future: Future = pool.submit(capture, python, vendor, env=env, device=device, timeout=timeout,
+                                          runner=functools.partial(runner, cancel=self.cancel), gate=self.gate)
+        pool.shutdown(wait=False)
+
+    def go(self) -> dict[str, Any]:
+        """Open the gate and wait for the log."""
+        open(self.gate, "w").close()
+        try:
+            return self.future.result()
+        finally:
+            self.folder.cleanup()
+
+    def stop(self) -> None:
+        self.cancel.set()
+        self.future.add_done_callback(lambda _future: self.folder.cleanup())

@@ -73,6 +73,17 @@ def logs_not_needed(when: str, vendor: Optional[str], suite: dict) -> Optional[s
     return None
 
 
+def start_logs(options: ConfirmOptions, python: str, env: Mapping[str, str],
+               timeout: float) -> Optional[liblogs.Early]:
+    """The library-log child started beside the suite's when its log is always wanted and the machine's device
+    node names the vendor (whose logging variables it needs); it waits for the suite before it touches the GPU."""
+    vendor = liblogs.vendor_of_nodes()
+    if options.library_logs != "always" or options.device == "cpu" or vendor is None:
+        return None
+    suite_limit = options.startup_timeout_s + options.case_timeout_s * 100
+    return liblogs.Early(python, vendor, env, options.device, timeout + suite_limit)
+
+
 def suite_options(options: ConfirmOptions, env: Mapping[str, str]) -> SuiteOptions:
     return SuiteOptions(device=options.device, only=tuple(options.only), extra_modules=tuple(options.extra_modules),
                         profile=options.profile, case_timeout_s=options.case_timeout_s,
@@ -86,19 +97,31 @@ def confirm(facts, options: Optional[ConfirmOptions] = None, early: Optional[Bac
     started = time.monotonic()
     python = options.python or target_python(facts)
     env = dict(options.env) if options.env is not None else (dict(facts.env) if facts is not None and facts.env else dict(os.environ))
-    if early is not None and (early.python, early.env) == (python, env):
-        suite = early.result()
-    else:
-        if early is not None:
-            early.stop()
-        suite = run_suite(python, suite_options(options, env))
-    hello = suite.get("hello") or {}
-    vendor = hello.get("vendor")
-    stage: dict[str, Any] = {"ran": True, "python": python, "device": options.device, "vendor": vendor, "suite": suite}
-
-    why_not = logs_not_needed(options.library_logs, vendor, suite)
-    stage["library_logs"] = {"ran": False, "reason": why_not} if why_not else liblogs.capture(
-        python, vendor, env=env, device=options.device, timeout=options.startup_timeout_s + 4 * options.case_timeout_s)
+    logs_timeout = options.startup_timeout_s + 4 * options.case_timeout_s
+    early_logs = start_logs(options, python, env, logs_timeout)
+    try:
+        if early is not None and (early.python, early.env) == (python, env):
+            suite = early.result()
+        else:
+            if early is not None:
+                early.stop()
+            suite = run_suite(python, suite_options(options, env))
+        hello = suite.get("hello") or {}
+        vendor = hello.get("vendor")
+        stage: dict[str, Any] = {"ran": True, "python": python, "device": options.device, "vendor": vendor,
+                                 "suite": suite}
+        why_not = logs_not_needed(options.library_logs, vendor, suite)
+        if why_not:
+            stage["library_logs"] = {"ran": False, "reason": why_not}
+        elif early_logs is not None and early_logs.vendor == vendor:
+            early_logs, started_logs = None, early_logs
+            stage["library_logs"] = started_logs.go()
+        else:
+            stage["library_logs"] = liblogs.capture(python, vendor, env=env, device=options.device,
+                                                    timeout=logs_timeout)
+    finally:
+        if early_logs is not None:
+            early_logs.stop()
 
     platform_os = options.platform_os or (facts.os if facts is not None else "linux")
     gfx = gpu_gfx(facts, suite)
