@@ -14,6 +14,7 @@ from rocm_doctor.engine.plan import step_id
 from rocm_doctor.engine.steps import FLAG
 from rocm_doctor.report import diagnosis_view
 from rocm_doctor.report.model import Report
+from rocm_doctor.report.sharing import screen_note
 from rocm_doctor.report.stage_summary import stage_lines
 
 MARKERS = {
@@ -95,6 +96,8 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
     if skipped and not verbose:
         console.print(Text(f"{skipped} check(s) skipped; -v shows why.", style="dim"))
     console.print(Text(summary_line(report), style="bold"))
+    if screen_note(report):
+        _hang(console, "", words(screen_note(report)), "dim")
     if report.diagnosis.plan:
         for line in next_commands(report, again):
             if line.startswith("rocm-doctor "):
