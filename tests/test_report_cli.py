@@ -73,8 +73,6 @@ def test_no_redact_keeps_values_and_says_so(doctor, isolated_env, fake_bin):
     assert result.returncode == 0
     assert TOKEN in result.stdout and "43529fe3ce00c724" in result.stdout
     assert "**Not redacted**" in result.stdout
-    kept = doctor("report", "--no-redact", "--format", "json", env=planted_env(isolated_env, fake_bin))
-    assert json.loads(kept.stdout)["redacted"] is False and json.loads(kept.stdout)["redaction"] == {"applied": False}
 
 
 def test_check_json_stays_unredacted_and_valid(doctor, isolated_env, fake_bin, report_schema):
