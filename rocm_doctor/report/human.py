@@ -92,12 +92,12 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
         for line in lines:
             _hang(console, "  ", Text(line))
         console.print()
+    if screen_note(report):
+        _hang(console, "", words(screen_note(report)), "dim")
     skipped = report.summary()["skip"]
     if skipped and not verbose:
         console.print(Text(f"{skipped} check(s) skipped; -v shows why.", style="dim"))
     console.print(Text(summary_line(report), style="bold"))
-    if screen_note(report):
-        _hang(console, "", words(screen_note(report)), "dim")
     if report.diagnosis.plan:
         for line in next_commands(report, again):
             if line.startswith("rocm-doctor "):
