@@ -96,3 +96,25 @@ def test_a_saved_source_holds_its_quote():
 def test_nothing_is_presumed():
     for name in TABLES:
         assert not [text for text in _strings(load(name)) if re.search(r"\bpresum", text, re.I)], name
+
+
+def test_a_target_only_kfd_knows_is_catalogued_and_listed_by_no_support_row():
+    catalog = load("gpu_catalog.json")
+    kfd_only = {row["gfx"]: row for row in catalog["targets"] if row["source"] == "KFD-DEVICE"}
+    assert kfd_only["gfx1154"]["gc"] == ["11.5.4"] and kfd_only["gfx1250"]["gfx_target_version"] == 120500
+    assert all(key in catalog["sources"] for row in kfd_only.values() for key in row["support_sources"])
+    listed = set()
+    for table in ("rocm_support_linux.json", "support_windows.json"):
+        listed |= {gfx for row in load(table)["releases"] for gfx in row.get("gfx", {})}
+    assert not listed & set(kfd_only), "a support row lists a target the catalog says no row lists"
+
+
+def test_each_cuda_compat_reading_names_its_rows_driver_or_a_recorded_disagreement():
+    table = load("nvidia_driver_cuda.json")
+    read = [row for row in table["toolkits"] if "toolkit" in row]
+    assert {"CUDA 13.2 GA", "CUDA 13.1 Update 1"} <= {row["release"] for row in read}
+    for row in read:
+        key = row["source"] if row["source"].startswith("CF-COMPAT-") else row["also"][0]
+        quoted = re.search(r'driver_version = "([0-9.]+)"', table["sources"][key]["quote"]).group(1)
+        assert quoted == row["linux"] or row.get("disagreement") == f"{key} names Linux driver {quoted}", row
+    assert not {f"CUDA {t['release']}" for t in table["after_table"]["toolkits"]} & {r["release"] for r in read}

@@ -152,6 +152,7 @@ def test_every_command_json_is_in_the_envelope_and_fits_the_schema(run, report_s
         assert result.exit_code in (0, 1), (kind, result.output)
         assert document["kind"] == ("diagnosis" if kind == "triage" else kind)
         assert document["schema_version"] == 2 and document["tool"]["name"] == "rocm-doctor", kind
+        assert document["redacted"] is (kind == "diff"), kind  # a diff is redacted; check's own output is not
         jsonschema.validate(document, report_schema)
     assert json.loads(outputs["explain"].output)["check"]["id"] == "gpu-visibility-env"
     assert json.loads(outputs["fleet"].output)["odd_nodes"][0]["node"] == "gpu-node-03"
@@ -186,7 +187,7 @@ def stage_results():
 def test_each_stage_result_in_every_format(report_schema):
     for kind, result in stage_results().items():
         document = json.loads(Json.text(result))
-        assert (document["kind"], document["schema_version"]) == (kind, 2)
+        assert (document["kind"], document["schema_version"], document["redacted"]) == (kind, 2, False)
         jsonschema.validate(document, report_schema)
         if kind == "snapshot":
             continue  # JSON is its only form

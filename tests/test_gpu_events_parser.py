@@ -27,6 +27,8 @@ def counts(parsed):
     ("dmesg/arch-rtx5080-xid-79-fallen-off-the-bus-then-xid-154-recovery-action.txt", {"xid": 2, "nvidia_lost": 1}),
     ("dmesg/pytorch-multi-gpu-server-xid-43-and-xid-31-mmu-fault-dmesg-T-excerpt.txt", {"xid": 7}),
     ("dmesg/dell-xe9680-h100-xid-119-gsp-rpc-timeout-dmesg-T.txt", {"xid": 5}),
+    ("dmesg/rx7900xtx-ring-gfx-timeout-process-information-after-amdgpu-mes-mode1-excerpt.txt",
+     {"ring_timeouts": 2, "resets": 1}),
     ("dmesg/rx6000-healthy-init-kfd-added-device-rings-use-vm-inv-eng-excerpt.txt", {}),
     ("dmesg/ubuntu19.10-2x-radeonvii-vega20-ta-bin-missing-harmless.txt", {}),
     ("dmesg/h200-healthy-nvrm-open-kernel-module-580.159.04-excerpt.txt", {}),
@@ -55,6 +57,16 @@ def test_ring_timeout_names_ring_process_and_the_reset_after_it(fixture_text):
     resets = parsed["resets"]
     assert (resets["begun"], resets["succeeded"], resets["failed"], resets["methods"]) == (1, 0, 0, ["MODE1"])
     assert resets["events"][0]["source"] == "1"
+
+
+def test_process_information_after_the_device_prefix_names_the_process(fixture_text):
+    """"amdgpu: Process information: process sway pid 10947 …" (a real 6.x line): the process is sway, not
+    "information: process sway"."""
+    parsed = parse_gpu_events(fixture_text("dmesg/rx7900xtx-ring-gfx-timeout-process-information-after-amdgpu-"
+                                           "mes-mode1-excerpt.txt"))
+    timeout = parsed["ring_timeouts"]["events"][0]
+    assert (timeout["ring"], timeout["device"], timeout["process"], timeout["pid"]) == ("gfx_0.0.0", "0000:0a:00.0",
+                                                                                        "sway", 10947)
 
 
 def test_old_style_timeout_with_unknown_process_and_a_reset_that_succeeded(fixture_text):

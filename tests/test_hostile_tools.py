@@ -130,6 +130,11 @@ def test_checks_screen_shows_other_users_text_neutral_and_without_its_secrets(tm
     for text in (shown[()], shown[("-v",)], "\n".join(strings)):
         assert "--password <redacted>" in text and "\\x1b]0;owned\\x07" in text and "\\u202e" in text
         assert "API_KEY=<redacted>" in text and "mysql -p<redacted>" in text
+    # and the screen says in words what is not screened: the user's own environment, with the copy to share
+    for text in (shown[()], shown[("-v",)]):
+        assert ("Not redacted: this shows values of your own environment as they are set. To share it, "
+                "rocm-doctor report writes a redacted copy.") in text
+    assert json.loads(shown[("--json",)])["redacted"] is False
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux tools")

@@ -22,6 +22,7 @@ CHECKS = {"amdgpu-dkms-not-built", "amdgpu-init-failed", "gpu-peer-access-missin
           "rocblas-library-coverage", "rocm-device-access", "rocm-install-incomplete", "rocm-kernel-driver",
           "rocm-packages-mixed", "rocm-paths", "rocm-repos-mixed", "rocm-runtime-sees-no-gpu",
           "sm-not-in-torch-arch-list", "torch-build-mismatch", "torch-cuda-unavailable", "torch-family-mismatch",
+          "torch-not-installed",
           "windows-gpu-not-enumerated", "windows-vc-runtime-missing", "wsl-rocm-support"}
 
 

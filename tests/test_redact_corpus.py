@@ -133,6 +133,7 @@ def test_corpus_redacted_json_and_markdown_leak_nothing(tmp_path, fixture, repor
     assert leaks(markdown.render(data, json_name="report.json")) == []
     jsonschema.validate(data, report_schema)
     assert data["redaction"]["applied"] is True and data["redaction"]["replaced"]
+    assert (data["redacted"], json.loads(unredacted)["redacted"]) == (True, False)  # the envelope's word on it
 
 
 def test_corpus_every_planted_value_was_present(tmp_path):

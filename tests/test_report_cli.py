@@ -29,6 +29,7 @@ def test_markdown_and_json_written_and_replayable(doctor, isolated_env, fake_bin
     data = json.loads((tmp_path / "ticket.json").read_text())
     jsonschema.validate(data, report_schema)
     assert TOKEN not in md and TOKEN not in json.dumps(data)
+    assert data["redacted"] is True and "Not redacted" not in md
     assert data["snapshot"]["observations"]["env"]["HSA_OVERRIDE_GFX_VERSION"] == "9.4.2"
     assert "GPU-<uuid-1>" in data["snapshot"]["observations"]["commands"]["rocminfo"]["stdout"]
 
@@ -37,6 +38,9 @@ def test_markdown_and_json_written_and_replayable(doctor, isolated_env, fake_bin
     replayed = json.loads(replay.stdout)
     assert replayed["source"] == "ticket.json"
     assert finding_ids(replayed) == finding_ids(data)
+    assert replayed["redacted"] is False  # check's own output, whatever the file it replays
+    shown = doctor("check", "--from", "ticket.json", env=env)
+    assert shown.returncode in (0, 1) and "Not redacted" not in shown.stdout  # a replay is not your environment
 
 
 def test_report_from_an_older_tool_version_replays(doctor, isolated_env, fake_bin, tmp_path):
@@ -61,6 +65,7 @@ def test_show_redactions_lists_places_not_values(doctor, isolated_env, fake_bin)
     assert "$.snapshot.observations.commands.rocminfo.stdout: uuid" in result.stderr
     assert TOKEN not in result.stderr and "43529fe3ce00c724" not in result.stderr
     assert json.loads(result.stdout)["redaction"]["applied"] is True
+    assert json.loads(result.stdout)["redacted"] is True
 
 
 def test_no_redact_keeps_values_and_says_so(doctor, isolated_env, fake_bin):
@@ -78,6 +83,7 @@ def test_check_json_stays_unredacted_and_valid(doctor, isolated_env, fake_bin, r
     data = json.loads(result.stdout)
     jsonschema.validate(data, report_schema)
     assert "redaction" not in data and "snapshot" not in data
+    assert data["redacted"] is False
 
 
 def test_unwritable_output_is_a_usage_error(doctor, isolated_env, fake_bin):

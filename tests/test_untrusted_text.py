@@ -7,6 +7,10 @@ import json
 
 import pytest
 
+from rocm_doctor.facts.command import CommandResult
+from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.observations import Observations
+from rocm_doctor.interpret import kernel_events
 from rocm_doctor.parsers.amd_smi_live import parse_process
 from rocm_doctor.parsers.gpu_events import parse_gpu_events, refusals
 from rocm_doctor.parsers.kernel_log import parse_kernel_log
@@ -85,6 +89,19 @@ def test_the_kernel_log_parsers_keep_lines_neutral_and_masked():
     assert firmware["firmware_missing"] == ["amdgpu/x\\x1b[31m.bin"] and "\x1b" not in json.dumps(firmware)
     assert refusals("dmesg: read kernel buffer failed: \x1b[2JPermission denied") == [
         "dmesg: read kernel buffer failed: \\x1b[2JPermission denied"]
+
+
+def test_the_last_words_of_a_kernel_log_read_in_part_are_neutral_and_masked():
+    """journalctl printed kernel lines, then failed: the stderr it stopped with goes into evidence, screened."""
+    observations = Observations(platform={"os": "linux"})
+    observations.add_command("journalctl-kernel", CommandResult(
+        argv=["journalctl", "-k", "-b"], returncode=1,
+        stdout="Jan 09 18:55:45 host kernel: amdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n",
+        stderr="Failed to iterate through journal: Bad message\x1b]0;owned\x07\nsee --password hunter2pass\u202e\n"))
+    facts = Facts(observations)
+    kernel_events.interpret(observations, facts)
+    assert facts.get("linux.kernel_log_access")["stopped_with"] == [
+        "Failed to iterate through journal: Bad message\\x1b]0;owned\\x07", "see --password <redacted>"]
 
 
 def test_the_process_lists_keep_names_neutral_and_masked():

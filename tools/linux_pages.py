@@ -24,7 +24,12 @@ def gfx_name(target_version: int) -> str:
 
 
 def kfd_targets(text: str) -> dict[str, str]:
-    """kgd2kfd_probe's switch on the GC IP version: {"11.0.3": "gfx1101", ...} in the file's order (the ASIC cases of
+    """kgd2kfd_probe's switch on the GC IP version: {"11.0.3": "gfx1101", ...} in the file's order."""
+    return {ip: gfx_name(version) for ip, version in kfd_versions(text).items()}
+
+
+def kfd_versions(text: str) -> dict[str, int]:
+    """kgd2kfd_probe's switch on the GC IP version: {"11.0.3": 110001, ...} in the file's order (the ASIC cases of
     pre-GFX9 chips, which name no GC IP version, are left out)."""
     found, pending = {}, []
     for line in text.splitlines():
@@ -34,7 +39,7 @@ def kfd_targets(text: str) -> dict[str, str]:
             continue
         value = re.search(r"gfx_target_version = (\d+);", line)
         if value and pending:
-            found.update({ip: gfx_name(int(value.group(1))) for ip in pending})
+            found.update({ip: int(value.group(1)) for ip in pending})
         if value or re.search(r"\bcase CHIP_", line):
             pending = []
     return found
@@ -66,3 +71,33 @@ def firmware_rows(table: dict, texts: dict) -> None:
     for key in [key for key in table["sources"] if key not in used]:
         del table["sources"][key]  # a reading no row rests on any more
 
+
+
+def kfd_only_targets(table: dict, texts: dict, hardware: list[str], therock: dict, products: dict) -> None:
+    """A target KFD maps a GC IP version to but the catalog has no row for gets one from KFD alone, with what the
+    saved support pages say of it: `hardware` (ROCm 10.0's targets), `therock` (SUPPORTED_GPUS.md's status per OS),
+    `products` (TheRock's cmake: target -> the product name it builds it for)."""
+    table["sources"]["KFD-DEVICE"] = source_entry(KFD, texts[KFD], KFD_QUOTE)
+    known = {row["gfx"] for row in table["targets"]}
+    versions = kfd_versions(texts[KFD])
+    by_gfx: dict[str, list[str]] = {}
+    for ip, version in versions.items():
+        by_gfx.setdefault(gfx_name(version), []).append(ip)
+    for gfx, ips in by_gfx.items():
+        if gfx in known and not any(r["gfx"] == gfx and r["source"] == "KFD-DEVICE" for r in table["targets"]):
+            continue
+        said = ["not in ROCm 10.0's hardware table (RN-10.0)" if gfx not in hardware else "in ROCm 10.0's hardware "
+                "table (RN-10.0)"]
+        for os_name, status in therock.items():
+            marks = [name.replace("_", " ") for name, listed in status.items() if gfx in listed]
+            said.append(f"TheRock SUPPORTED_GPUS.md ({os_name}): {', '.join(marks) if marks else 'not listed'} "
+                        "(TR-SUP)")
+        said.append(f"TheRock builds it as \"{products[gfx]}\" (TR-CMAKE)" if gfx in products else
+                    "TheRock's target list does not name it (TR-CMAKE)")
+        row = {"gfx": gfx, "arch": None, "codename": None, "gfx_target_version": versions[ips[0]],
+               "gc": ips, "pci_device_ids": [], "kind": None, "source": "KFD-DEVICE",
+               "support": "; ".join(said), "support_sources": ["RN-10.0", "TR-SUP", "TR-CMAKE"],
+               "note": f"known to KFD only (GC {', '.join(ips)}): architecture, codename, device ids and kind are "
+                       "not in a saved source; no release row of rocm_support_linux.json or support_windows.json "
+                       "lists it, so rocm-doctor treats it as not officially supported and asks the machine"}
+        table["targets"] = [r for r in table["targets"] if r["gfx"] != gfx] + [row]

@@ -24,8 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hip_pages  # noqa: E402  (tools beside this one, not a package)
 import linux_pages  # noqa: E402
 import llvm_pages  # noqa: E402
+import nvidia_pages  # noqa: E402
 import pytorch_pages  # noqa: E402
 import therock_pages  # noqa: E402
+import windows_pages  # noqa: E402
 import rocm_pages  # noqa: E402
 import source_parsers as parse  # noqa: E402
 from source_parsers import source_entry  # noqa: E402
@@ -69,7 +71,7 @@ def rocm_support(table: dict, texts: dict) -> None:
         RN_714, rn714, "* AMD Ryzen AI 5 435 (gfx1153)", "ROCm Core SDK 7.14.0 release notes (GitHub release "
         "rocm-7.14.0): expanded GPU and OS support")
     apus = parse.apu_devices(rn10)
-    row10 = {"rocm": "10.0", "stream": "production", "source": "RN-10.0",
+    row10 = {"rocm": "10.0", "stream": "production", "source": "RN-10.0", "released": parse.header(rn10)["page-date"],
              "gfx": {gfx: "supported" for gfx in parse.hardware_targets(rn10)},
              "products": [{"name": f"{d['name']} ({d['igpu']})", "gfx": d["gfx"], "status": "supported"} for d in apus],
              "pytorch": parse.pytorch_versions(rn10),
@@ -82,7 +84,8 @@ def rocm_support(table: dict, texts: dict) -> None:
     products = [{k: v for k, v in p.items() if k not in ("from", "disagreement")} for p in preview["products"]]
     products += [{"name": gpu["name"], "gfx": gpu["gfx"], "status": "supported", "source": "RN-7.14"} for gpu in added]
     missing = sorted(set(gfx714) ^ set(row10["gfx"]))
-    row714 = {"rocm": "7.14", "stream": "production", "source": "RN-7.14", "also": ["HWT-7.13", "RN-10.0"],
+    row714 = {"rocm": "7.14", "stream": "production", "source": "RN-7.14", "released": parse.header(rn714)["page-date"],
+              "also": ["HWT-7.13", "RN-10.0"],
               "gfx": gfx714, "products": products, "verified": False,
               "why": "7.14's own hardware table was not read (its release page lists the additions only): the row is "
                      "the 7.13 table plus RN-7.14's additions" + (f"; it differs from 10.0's in {', '.join(missing)}"
@@ -180,6 +183,11 @@ def gpu_catalog(table: dict, texts: dict) -> None:
             row["codename"] = " / ".join(sorted({d["codename"] for d in devices if d["codename"]}))
             row["products"] = [f"{d['name']} ({d['igpu']})" for d in devices]
             row["source"] = "RN-10.0"
+    table["sources"]["TR-SUP"] = source_entry(TR_SUP, texts[TR_SUP], TR_SUP_QUOTE)
+    table["sources"]["TR-CMAKE"] = source_entry(therock_pages.CMAKE, texts[therock_pages.CMAKE],
+                                                therock_pages.CMAKE_QUOTE)
+    linux_pages.kfd_only_targets(table, texts, parse.hardware_targets(rn10), parse.therock_status(texts[TR_SUP]),
+                                 therock_pages.cmake_products(texts[therock_pages.CMAKE]))
 
 
 # --- TheRock's development status and device extras ---------------------------------------------------------------
@@ -198,6 +206,7 @@ def therock_linux(table: dict, texts: dict) -> None:
 
 def therock_windows(table: dict, texts: dict) -> None:
     rocm_pages.windows_rows(table, texts)
+    windows_pages.checked_rows(table, texts)
     status = _therock_source(table, texts)["windows"]
     table["therock_status"].update(status)
 
@@ -288,7 +297,8 @@ BUILDERS = {"rocm_support_linux.json": therock_linux, "os_support.json": os_supp
             "torch_family.json": torch_family, "runtime_status.json": saved_elsewhere,
             "amdgpu_firmware.json": linux_pages.firmware_rows, "nvidia_arch.json": pytorch_pages.wheel_arch_rows,
             "legacy_values.json": hip_pages.legacy_rows, "amdgpu_driver_support.json": rocm_pages.package_naming,
-            "overrides.json": hip_pages.override_format, "windows_layer.json": windows_layer}
+            "overrides.json": hip_pages.override_format, "windows_layer.json": windows_layer,
+            "nvidia_driver_cuda.json": nvidia_pages.toolkit_drivers}
 
 
 # --- rebuilding ----------------------------------------------------------------------------------------------------

@@ -26,6 +26,11 @@ def cmake_families(text: str) -> dict[str, list[str]]:
     return families
 
 
+def cmake_products(text: str) -> dict[str, str]:
+    """therock_add_amdgpu_target(gfx "product" ...) lines: target -> the product name TheRock builds it for."""
+    return dict(re.findall(r'^therock_add_amdgpu_target\((gfx\w+) "([^"]*)"', text, re.M))
+
+
 def per_family(table: dict, texts: dict) -> None:
     """The family names are the cmake file's (targets' own names left out); a frozen per-family index's targets must
     be the family's there; the superseded June 2025 pages take their address from that RELEASES.md."""

@@ -189,8 +189,8 @@ def document(older: Judged, newer: Judged, checks: Sequence[type[Check]], state:
     apart = older.side.subject != newer.side.subject
     a, b, between = Redactor(local_identities()).redact([_side(older), _side(newer),
                                                         fix_runs(state, older.side, newer.side)])
-    return envelope("diff", a=a, b=b, changes=items, same=same, findings=findings, different_subjects=apart,
-                    fix_runs=between,
+    return envelope("diff", redacted=True, a=a, b=b, changes=items, same=same, findings=findings,
+                    different_subjects=apart, fix_runs=between,
                     summary={"relevant": counted, "other": len(items) - counted, "findings": len(findings)})
 
 

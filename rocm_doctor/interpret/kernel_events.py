@@ -9,6 +9,7 @@ from rocm_doctor.facts.command import signal_name
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.gpu_events import hint_groups, messages, parse_gpu_events, plain, refusals
+from rocm_doctor.parsers.untrusted_text import shown
 
 # (observation key, what it holds): the first that gave kernel lines and ran to its end is the log read.
 SOURCES = (("journalctl-kernel", "all levels"), ("dmesg-kernel", "all levels"),
@@ -75,8 +76,9 @@ def _ending(result) -> str:
 
 
 def _last_words(result) -> list[str]:
-    """The last lines a command that stopped early wrote on stderr: the error it stopped with."""
-    return [line.strip() for line in (result.stderr or "").splitlines() if line.strip()][-2:]
+    """The last lines a command that stopped early wrote on stderr: the error it stopped with, screened as the log's
+    own lines are (a wrapper or a damaged journal can print anything)."""
+    return [shown(line.strip()) for line in (result.stderr or "").splitlines() if line.strip()][-2:]
 
 
 def _access(observations: Observations) -> dict | None:

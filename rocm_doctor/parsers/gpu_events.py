@@ -39,8 +39,11 @@ _RING_TIMEOUT = re.compile(r"\bring (?P<ring>\S+) timeout, (?:signaled seq=\d+, 
                            r"recovered))")
 _MES = re.compile(r"\bMES(?:\(\d+\))? failed to respon(?:d|se) to msg=(?P<msg>\w+)")
 _RING_RESET = re.compile(r"\bRing (?P<ring>\S+) reset (?P<outcome>succeeded|failed)")
-_PROCESS = re.compile(r"(?:Process information: process|\b(?:for|in) process|(?:^|:)\s*Process)\s(?P<name>.*?)\s*"
-                      r"pid (?P<pid>\d+) thread (?P<thread>.*?)\s*pid (?P<tid>\d+)")
+# A process as a ring timeout's next line or a page fault names it: "*ERROR* Process information: process X pid …"
+# (older kernels; after "amdgpu:" too, where its colon must not start the bare shape, or the name would be
+# "information: process X"), "amdgpu:  Process X pid …" (newer kernels) and "for process X pid …" in a fault.
+_PROCESS = re.compile(r"(?:Process information: process|\b(?:for|in) process|(?:^|:)\s*Process(?! information: ))\s"
+                      r"(?P<name>.*?)\s*pid (?P<pid>\d+) thread (?P<thread>.*?)\s*pid (?P<tid>\d+)")
 _PAGE_FAULT = re.compile(r"\[(?P<hub>[a-z]+hub\d*)\]\s+(?:(?P<retry>retry|no-retry)\s+)?(?:VMC )?page fault\s*"
                          r"\((?P<detail>[^)]*?)(?:,\s*for process (?P<name>.*?)\s*pid (?P<pid>\d+) thread .*? pid \d+)?"
                          r"\)")

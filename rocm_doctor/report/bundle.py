@@ -33,6 +33,7 @@ def redact_bundle(data: dict[str, Any], identities: Optional[Identities] = None)
     for item in redactor.redactions:
         for kind in item.kinds:
             replaced[kind] = replaced.get(kind, 0) + item.count
+    redacted["redacted"] = True  # the envelope's word for it; `redaction` says what was replaced
     redacted["redaction"] = {
         "applied": True,
         "replaced": dict(sorted(replaced.items())),

@@ -1,5 +1,6 @@
 """The one JSON envelope every command's `--json` prints: which tool and version wrote it, when, what kind of
-result it is, and the schema version, so a script reading any of them checks the same three fields first."""
+result it is, the schema version, and whether it is redacted, so a script reading any of them checks the same
+fields first."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def envelope(kind: str, generated_at: Optional[str] = None, **body: Any) -> dict[str, Any]:
-    """{schema_version, tool, kind, generated_at (now unless given), **body}."""
+def envelope(kind: str, generated_at: Optional[str] = None, redacted: bool = False, **body: Any) -> dict[str, Any]:
+    """{schema_version, tool, kind, generated_at (now unless given), redacted, **body}. `redacted`: identities and
+    secrets were replaced as docs/report.md#redaction says (a report, a diff); false for everything else, check's
+    own output first: it shows the user's own environment as set, and `rocm-doctor report` is the copy to share."""
     return {"schema_version": SCHEMA_VERSION, "tool": {"name": "rocm-doctor", "version": __version__}, "kind": kind,
-            "generated_at": generated_at or now(), **body}
+            "generated_at": generated_at or now(), "redacted": redacted, **body}

@@ -15,6 +15,7 @@ from rocm_doctor.engine.plan import step_id
 from rocm_doctor.engine.steps import FLAG
 from rocm_doctor.report import diagnosis_view
 from rocm_doctor.report.model import Report
+from rocm_doctor.report.sharing import screen_note
 from rocm_doctor.report.stage_summary import stage_lines
 from rocm_doctor.report.versions import summary
 from rocm_doctor.report.wrapping import wrap
@@ -89,6 +90,8 @@ def render(report: Report, console: Console, verbose: bool = False, again: Seque
         for line in lines:
             _hang(console, "  ", words(line))
         console.print()
+    if screen_note(report):
+        _hang(console, "", words(screen_note(report)), "dim")
     skipped = report.summary()["skip"]
     if not verbose:
         shows = ["every check", *(["the versions found"] if report.versions else []),

@@ -1,0 +1,69 @@
+"""Builders for the NVIDIA driver rows conda-forge's cuda-compat recipe gives, read at a commit (saved under
+tests/fixtures/sources/): each recipe names a CUDA toolkit release and the Linux driver whose forward-compatibility
+files it repackages from NVIDIA's redistributable archive, the driver that toolkit release ships with. A recipe that
+names another driver than a row NVIDIA's release notes gave is kept beside the row as its disagreement."""
+
+from __future__ import annotations
+
+import re
+
+from source_parsers import source_entry
+
+COMPAT = {version: f"conda-forge-cuda-compat-{version}-meta.yaml" for version in (
+    "12.8.0", "12.8.1", "12.9.0", "12.9.1", "13.0.0", "13.0.1", "13.0.2", "13.1.0", "13.1.1", "13.2.0")}
+SHIPPED = ("the driver NVIDIA's redistributable for this release carries; NVIDIA's release-notes table may name a "
+           "lower minimum for the release (it does for 12.8 GA: see that row's disagreement), so a driver between "
+           "the two is judged against this one")
+_SET = re.compile(r'\{% set (driver_version|cuda_version) = "([0-9.]+)" %\}')
+
+
+def compat_versions(text: str) -> dict[str, str]:
+    """The recipe's {"driver_version": ..., "cuda_version": ...}."""
+    return dict(_SET.findall(text))
+
+
+def _release_names(version: str) -> tuple[str, ...]:
+    """13.1.1 -> ("CUDA 13.1 Update 1",); 13.2.0 -> ("CUDA 13.2 GA", "CUDA 13.2"), the first the name a new row gets."""
+    major, minor, patch = version.split(".")
+    if patch != "0":
+        return (f"CUDA {major}.{minor} Update {patch}",)
+    return (f"CUDA {major}.{minor} GA", f"CUDA {major}.{minor}")
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def toolkit_drivers(table: dict, texts: dict) -> None:
+    """Each recipe's driver on its toolkit row; a release the table had only as existing (`after_table`) becomes a
+    row that keeps its release-notes page beside the recipe."""
+    rows, after = table["toolkits"], table["after_table"]
+    pages = {f"CUDA {t['release']}": t["source"] for t in after["toolkits"]}
+    for version, saved in COMPAT.items():
+        found = compat_versions(texts[saved])
+        assert found["cuda_version"] == version, f"{saved}: the recipe is for CUDA {found['cuda_version']}"
+        driver, key = found["driver_version"], f"CF-COMPAT-{version}"
+        table["sources"][key] = source_entry(saved, texts[saved], f'{{% set driver_version = "{driver}" %}}')
+        names = _release_names(version)
+        row = next((r for r in rows if r["release"] in names), None)
+        if row is None or row["source"] == key:
+            built = {"cuda": version.rsplit(".", 1)[0], "release": names[0], "linux": driver, "windows": None,
+                     "source": key, "toolkit": version, "note": SHIPPED}
+            page = next((pages[name] for name in names if name in pages), None) or (row or {}).get("also", [None])[0]
+            if page:
+                built["also"] = [page]
+            if row is None:
+                rows.insert(sum(1 for r in rows if "toolkit" in r and _key(r["toolkit"]) > _key(version)), built)
+            else:
+                rows[rows.index(row)] = built
+        else:
+            row.update(also=[key], toolkit=version)
+            if row["linux"] != driver:
+                row["disagreement"] = f"{key} names Linux driver {driver}"
+    listed = {r["release"] for r in rows}
+    after["toolkits"] = [t for t in after["toolkits"] if not set(_release_names_of(t["release"])) & listed]
+
+
+def _release_names_of(release: str) -> tuple[str, ...]:
+    """An `after_table` release ("13.2", "13.1 Update 1") under the names a toolkit row may have."""
+    return (f"CUDA {release}", f"CUDA {release} GA")
