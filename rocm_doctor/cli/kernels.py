@@ -29,16 +29,21 @@ CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", 
               help="A case that runs longer counts as hung.")
 @click.option("--no-profile", is_flag=True, help="Do not run library attribution (torch.profiler).")
 @click.option("--no-logs", is_flag=True, help="Do not run the child with the math libraries' logging on.")
+@click.option("--logs", is_flag=True, help="Capture the math libraries' logs also when every case passed (on NVIDIA "
+              "they are captured only for a failure).")
 @click.option("--no-ab", is_flag=True, help="Do not run the HSA_OVERRIDE_GFX_VERSION A/B (AMD).")
 @click.option("-v", "--verbose", is_flag=True, help="List every case, its kernels and the library log summary.")
 @fail_on_option
 @pass_app
-def command(app, as_json, only, python, device, output, force, case_timeout, no_profile, no_logs, no_ab, verbose, fail_on):
+def command(app, as_json, only, python, device, output, force, case_timeout, no_profile, no_logs, logs, no_ab, verbose,
+            fail_on):
     """Run short operator kernels in child processes and compare them with a float64 CPU reference."""
     from rocm_doctor.engine.engine import did_you_mean
     from rocm_doctor.facts.facts import Facts
     from rocm_doctor.facts.observations import Observations
-    from rocm_doctor.gpu.kernels.stage import ConfirmOptions, confirm, judge
+    from rocm_doctor.engine.registry import load_registry
+    from rocm_doctor.gpu.kernels.harness import BackgroundSuite
+    from rocm_doctor.gpu.kernels.stage import ConfirmOptions, confirm, judge, suite_options
     from rocm_doctor.probes import TargetError, choose_python, detect_os
 
     unknown = [c for c in only if c not in CATEGORIES]
@@ -58,16 +63,18 @@ def command(app, as_json, only, python, device, output, force, case_timeout, no_
     facts.set("python.target", {"python": interpreter, "reason": reason})
     options = ConfirmOptions(
         python=interpreter, device=device, only=tuple(only), profile=not no_profile,
-        library_logs="never" if no_logs or device == "cpu" else "always", override_ab=not no_ab and device != "cpu",
+        library_logs="never" if no_logs or device == "cpu" else "always" if logs else "needed",
+        override_ab=not no_ab and device != "cpu",
         case_timeout_s=case_timeout, env=env, platform_os=platform_os,
     )
     where = "the CPU" if device == "cpu" else "the GPU"
     with app.status(f"running the operator kernels on {where} in child processes of {interpreter} (each imports "
                     "torch first)", enabled=not as_json):
-        stage = confirm(facts, options)
+        early = BackgroundSuite(interpreter, suite_options(options, env))
+        load_registry(include_plugins=False)  # the checks import while the suite's child starts
+        stage = confirm(facts, options, early)
     findings = [f for f in judge([], facts, stage)]
     from rocm_doctor.engine import relations
-    from rocm_doctor.engine.registry import load_registry
     from rocm_doctor.report.format import Json
     from rocm_doctor.report.kernels_view import KernelsResult
 
