@@ -61,10 +61,14 @@ def test_no_configuration_starts_after_the_budget_and_each_left_out_is_recorded(
     monkeypatch.setattr(child_conv, "free_memory", lambda ctx: None)
     shapes = [{"name": "a"}, {"name": "b"}]
     records = list(child_conv.pass_records(_Ctx, {"shapes": shapes, "dtypes": ["fp32"], "layouts": ["nchw", "cl"],
-                                                   "benchmark": True, "pass_budget_s": 2.5}))
+                                                   "benchmark": True, "pass_budget_s": 1.5}))
     kinds = [kind for kind, _ in records]
     assert kinds == ["conv", "conv", "conv_unmeasured", "conv_unmeasured"]
-    assert records[2][1] == {"shape": "a", "dtype": "fp32", "layout": "cl", "budget_s": 2.5}
+    assert records[2][1] == {"shape": "a", "dtype": "fp32", "layout": "cl", "budget_s": 1.5}
+    clock = iter(range(100))
+    spent = list(child_conv.pass_records(_Ctx, {"shapes": shapes, "dtypes": ["fp32"], "layouts": ["nchw"],
+                                                "pass_budget_s": 0.0}))
+    assert [kind for kind, _ in spent] == ["conv", "conv_unmeasured"]  # the first always runs
     unbounded = list(child_conv.pass_records(_Ctx, {"shapes": shapes, "dtypes": ["fp32"], "layouts": ["nchw"]}))
     assert [kind for kind, _ in unbounded] == ["conv", "conv"]
 
@@ -98,6 +102,7 @@ def test_the_speed_up_says_how_many_configurations_it_rests_on_and_which_were_le
     assert "median of 2 configurations" in speedup["explanation"]
     assert "1 more were not measured with it on" in speedup["explanation"] and "15 s budget" in speedup["explanation"]
     assert analysis.values["conv"]["benchmark"]["not_measured"] == ["depthwise fp16 nchw"]
-    assert lines["conv.pass.benchmark"]["explanation"].startswith(
-        "2 of 3 configurations measured: none started after the pass's 15 s budget; not measured: depthwise fp16 nchw")
+    assert lines["conv.pass.benchmark"]["explanation"].startswith("2 of 3 configurations, torch import 1.5 s")
+    assert lines["conv.pass.benchmark"]["explanation"].endswith(
+        "; none started after the pass's 15 s budget, so not measured: depthwise fp16 nchw")
     assert lines["conv.pass.default"]["explanation"].startswith("3 configurations")

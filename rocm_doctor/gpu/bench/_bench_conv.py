@@ -316,14 +316,15 @@ def config_order(shapes, dtypes, layouts):
 
 def pass_records(ctx, params):
     """(kind, record) for each shape, dtype and layout, with cudnn.benchmark as asked. With `pass_budget_s`, no
-    configuration starts once the pass has measured that long; each left out gets a `conv_unmeasured` record."""
+    configuration after the first starts once the pass has measured that long; each left out gets a
+    `conv_unmeasured` record."""
     torch = ctx.torch
     torch.backends.cudnn.benchmark = bool(params.get("benchmark", False))
     configs = config_order(params.get("shapes", DEFAULT_SHAPES), params.get("dtypes", ["fp32", "fp16", "bf16"]),
                            params.get("layouts", ["nchw", "channels_last"]))
     began, budget = time.monotonic(), params.get("pass_budget_s")
     for index, (shape, dname, layout) in enumerate(configs):
-        if budget is not None and time.monotonic() - began > budget:
+        if budget is not None and index and time.monotonic() - began > budget:
             for shape, dname, layout in configs[index:]:
                 yield "conv_unmeasured", {"shape": shape["name"], "dtype": dname, "layout": layout,
                                           "budget_s": budget}

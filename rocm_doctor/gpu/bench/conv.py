@@ -100,9 +100,6 @@ def _unmeasured(a: Analysis, name: Optional[str]) -> tuple[list[str], Optional[f
     return [f"{r['shape']} {r['dtype']} {r['layout']}" for r in left], (left[0].get("budget_s") if left else None)
 
 
-def _left_out(left: list[str], budget: Optional[float], measured: int) -> str:
-    return (f"{measured} of {measured + len(left)} configurations measured: none started after the pass's "
-            f"{budget:g} s budget; not measured: {', '.join(left)}") if left else ""
 
 
 def _passes(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[str, Any]]]) -> None:
@@ -112,7 +109,7 @@ def _passes(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[str, 
         recs = by_pass.get(name, [])
         cost[name] = _first_call_cost(recs)
         left, budget = _unmeasured(a, name)
-        text = _left_out(left, budget, len(recs)) or f"{len(recs)} configurations"
+        text = f"{len(recs)} of {len(recs) + len(left)} configurations" if left else f"{len(recs)} configurations"
         text += f", torch import {rec['import_s']:.1f} s" if rec.get("import_s") else ""
         if rec.get("autograd_setup_s"):
             text += f", torch's gradient set-up {rec['autograd_setup_s']:.1f} s (before the first convolution)"
@@ -127,6 +124,8 @@ def _passes(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[str, 
         if later:
             out.setdefault("first_call_typical_ms", {})[name] = later[len(later) // 2]
             text += f"; a new shape's first call costs {later[len(later) // 2]:.1f} ms (median)"
+        if left:
+            text += f"; none started after the pass's {budget:g} s budget, so not measured: {', '.join(left)}"
         label = PASS_LABELS.get(name, name)
         if rec.get("process") == "benchmark":
             label = label.replace("fresh process", "the benchmark's process before any other convolution")
@@ -158,8 +157,8 @@ def _benchmark(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[st
                         "extra_first_call_ms": extra, "configurations": len(common), "not_measured": left}
     search = f"its search adds {extra:.0f} ms to the first calls" if extra > 0 else "no first-call cost measured"
     if left:
-        search += (f" of these {len(common)}; {len(left)} more were not measured with it on: no configuration "
-                   f"starts after the pass's {budget:g} s budget, which these first calls had used")
+        search += (f"; {len(left)} more were not measured with it on: no configuration starts after the pass's "
+                   f"{budget:g} s budget, which the first calls had used")
     a.add(make_line("conv", "conv.benchmark", "cudnn.benchmark on: later calls, speed-up over off", median, "x",
                     explanation=f"median of {len(common)} configurations (range {ratios[0]:.2f}-{ratios[-1]:.2f}x, "
                                 f"best {best} {out['benchmark']['best_speedup']:.2f}x); {search}"))
