@@ -125,8 +125,8 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
     if selection.only or selection.skip:
         load_judges()
         validate_selection(loaded[0], selection)  # before any probing: a typo should fail fast
-    if options.from_file is None and options.run_target is None and options.scope == MACHINE:
-        # a service's interpreter is known only later; a stage-only command has no probes to overlap
+    if options.from_file is None and options.run_target is None:
+        # a service's interpreter is known only later; a stage-only command overlaps loading the checks instead
         _start_early(options)
     try:
         if options.scope == MACHINE:

@@ -73,3 +73,32 @@ def test_log_env_per_vendor():
     assert liblogs.log_env("nvidia")["CUDNN_LOGDEST_DBG"] == "stderr"
     assert liblogs.log_env("cpu") is None
     assert liblogs.capture("python", "cpu")["ran"] is False
+
+
+@pytest.mark.parametrize("args,when", [([], "needed"), (["--logs"], "always"), (["--no-logs"], "never")])
+def test_kernels_captures_library_logs_by_the_same_rule_as_check_unless_asked(monkeypatch, args, when):
+    from click.testing import CliRunner
+
+    from rocm_doctor.cli.main import cli
+    from rocm_doctor.gpu.kernels import stage as kernel_stage
+
+    seen = []
+
+    def stop(facts, options, early=None):
+        early.stop()
+        seen.append(options.library_logs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(kernel_stage, "confirm", stop)
+    from rocm_doctor.gpu.kernels import harness
+
+    class NoSuite:
+        def __init__(self, python, options):
+            pass
+
+        def stop(self):
+            pass
+
+    monkeypatch.setattr(harness, "BackgroundSuite", NoSuite)
+    CliRunner().invoke(cli, ["kernels", "--json", *args])
+    assert seen == [when]

@@ -83,3 +83,14 @@ def test_the_stage_opens_the_gate_for_its_vendor_and_ends_it_otherwise(monkeypat
     monkeypatch.setattr(kernel_stage, "run_suite", suite_of("nvidia"))
     count = len(made)
     assert kernel_stage.confirm(None, needed)["library_logs"]["ran"] is False and len(made) == count
+
+
+@pytest.mark.parametrize("when,vendor,starts", [
+    ("always", "nvidia", True), ("needed", "amd", True), ("needed", "nvidia", False), ("never", "amd", False),
+])
+def test_the_log_child_starts_early_only_where_its_log_is_wanted_whatever_the_outcomes(monkeypatch, when, vendor,
+                                                                                      starts):
+    monkeypatch.setattr(liblogs, "vendor_of_nodes", lambda: vendor)
+    monkeypatch.setattr(liblogs, "Early", lambda *args: args[1])
+    options = kernel_stage.ConfirmOptions(python=PY, library_logs=when)
+    assert (kernel_stage.start_logs(options, PY, {}, 60.0) == vendor) is starts

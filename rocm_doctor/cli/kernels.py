@@ -28,11 +28,14 @@ CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", 
               help="A case that runs longer counts as hung.")
 @click.option("--no-profile", is_flag=True, help="Do not run library attribution (torch.profiler).")
 @click.option("--no-logs", is_flag=True, help="Do not run the child with the math libraries' logging on.")
+@click.option("--logs", is_flag=True, help="Capture the math libraries' logs also when every case passed (on NVIDIA "
+              "they are captured only for a failure).")
 @click.option("--no-ab", is_flag=True, help="Do not run the HSA_OVERRIDE_GFX_VERSION A/B (AMD).")
 @click.option("-v", "--verbose", is_flag=True, help="List every case, its kernels and the library log summary.")
 @fail_on_option
 @pass_app
-def command(app, as_json, only, python, device, output, force, case_timeout, no_profile, no_logs, no_ab, verbose, fail_on):
+def command(app, as_json, only, python, device, output, force, case_timeout, no_profile, no_logs, logs, no_ab, verbose,
+            fail_on):
     """Run short operator kernels in child processes and compare them with a float64 CPU reference."""
     from rocm_doctor.diagnose import STAGES, Options, diagnose
     from rocm_doctor.engine.engine import did_you_mean
@@ -48,7 +51,8 @@ def command(app, as_json, only, python, device, output, force, case_timeout, no_
     refuse_to_overwrite([output], force)
     stage = KernelStage(ConfirmOptions(
         device=device, only=tuple(only), profile=not no_profile,
-        library_logs="never" if no_logs or device == "cpu" else "always", override_ab=not no_ab and device != "cpu",
+        library_logs="never" if no_logs or device == "cpu" else "always" if logs else "needed",
+        override_ab=not no_ab and device != "cpu",
         case_timeout_s=case_timeout,
     ))
     where = "the CPU" if device == "cpu" else "the GPU"

@@ -168,10 +168,10 @@ class Pending:
                 startup = record.get("seconds")
             elif kind == "conv_setup":
                 setup = record.get("autograd_s")
-            elif kind in ("conv", "conv_error"):
+            elif kind in ("conv", "conv_error", "conv_unmeasured"):
                 record.pop("section", None)
                 emit(kind, pass_name=self.label, **record)
-                measured += 1
+                measured += kind != "conv_unmeasured"
             elif kind in ("section_error", "section_timeout", "device") and record.get("error"):
                 state = "%s: %s" % (kind, record["error"])
         info = {"pass_name": self.label, "state": state, "records": measured, "import_s": startup,
@@ -204,7 +204,8 @@ def section_conv(ctx, params):
     passes = [("default", dict(sizes, benchmark=False))]
     if miopen:  # the find database a first process filled serves the next one, when MIOpen could write it
         passes.append(("default-again", dict(sizes, benchmark=False, profile=False)))
-    passes.append(("benchmark", dict(sizes, benchmark=True, profile=False)))
+    passes.append(("benchmark", dict(sizes, benchmark=True, profile=False,
+                                     pass_budget_s=params.get("benchmark_budget_s"))))
     if miopen:
         shapes = [s for s in params.get("shapes", DEFAULT_SHAPES) if s["name"] == params.get("log_shape", "3x3")]
         passes.append(("miopen-log", {"shapes": shapes, "dtypes": params.get("log_dtypes", ["fp32", "fp16"]),
@@ -304,20 +305,36 @@ def gradient_setup(torch):
     return round(time.perf_counter() - started, 3)
 
 
+def config_order(shapes, dtypes, layouts):
+    """Every (shape, dtype, layout) once, ordered so that any first few span the shapes and the dtype-layout
+    pairs: round r gives shape i the pair (i + r) mod the number of pairs. A pass cut short by its budget has then
+    measured some of each rather than the first shapes alone."""
+    pairs = [(dname, layout) for dname in dtypes for layout in layouts]
+    return [(shape,) + pairs[(index + round_) % len(pairs)]
+            for round_ in range(len(pairs)) for index, shape in enumerate(shapes)] if pairs else []
+
+
 def pass_records(ctx, params):
-    """(kind, record) for each shape, dtype and layout, with cudnn.benchmark as asked."""
+    """(kind, record) for each shape, dtype and layout, with cudnn.benchmark as asked. With `pass_budget_s`, no
+    configuration after the first starts once the pass has measured that long; each left out gets a
+    `conv_unmeasured` record."""
     torch = ctx.torch
     torch.backends.cudnn.benchmark = bool(params.get("benchmark", False))
-    for shape in params.get("shapes", DEFAULT_SHAPES):
-        for dname in params.get("dtypes", ["fp32", "fp16", "bf16"]):
-            for layout in params.get("layouts", ["nchw", "channels_last"]):
-                try:
-                    yield "conv", dict(one_config(ctx, shape, dname, layout, params),
-                                       benchmark=torch.backends.cudnn.benchmark)
-                except Exception as exc:
-                    yield "conv_error", {"shape": shape["name"], "dtype": dname, "layout": layout,
-                                         "error": error_text(exc)}
-                free_memory(ctx)
+    configs = config_order(params.get("shapes", DEFAULT_SHAPES), params.get("dtypes", ["fp32", "fp16", "bf16"]),
+                           params.get("layouts", ["nchw", "channels_last"]))
+    began, budget = time.monotonic(), params.get("pass_budget_s")
+    for index, (shape, dname, layout) in enumerate(configs):
+        if budget is not None and index and time.monotonic() - began > budget:
+            for shape, dname, layout in configs[index:]:
+                yield "conv_unmeasured", {"shape": shape["name"], "dtype": dname, "layout": layout,
+                                          "budget_s": budget}
+            return
+        try:
+            yield "conv", dict(one_config(ctx, shape, dname, layout, params),
+                               benchmark=torch.backends.cudnn.benchmark)
+        except Exception as exc:
+            yield "conv_error", {"shape": shape["name"], "dtype": dname, "layout": layout, "error": error_text(exc)}
+        free_memory(ctx)
 
 
 def section_conv_pass(ctx, params):

@@ -94,13 +94,23 @@ def _first_call_cost(recs: list[dict[str, Any]]) -> Optional[float]:
     return sum(max(0.0, c) for c in costs) if costs else None
 
 
+def _unmeasured(a: Analysis, name: Optional[str]) -> tuple[list[str], Optional[float]]:
+    """The configurations a pass left out once its time budget was used, and that budget."""
+    left = [r for r in records(a.results, "conv", "conv_unmeasured") if r.get("pass_name") == name]
+    return [f"{r['shape']} {r['dtype']} {r['layout']}" for r in left], (left[0].get("budget_s") if left else None)
+
+
+
+
 def _passes(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[str, Any]]]) -> None:
     cost = {}
     for rec in records(a.results, "conv", "conv_pass"):
         name = rec.get("pass_name")
         recs = by_pass.get(name, [])
         cost[name] = _first_call_cost(recs)
-        text = f"{len(recs)} configurations" + (f", torch import {rec['import_s']:.1f} s" if rec.get("import_s") else "")
+        left, budget = _unmeasured(a, name)
+        text = f"{len(recs)} of {len(recs) + len(left)} configurations" if left else f"{len(recs)} configurations"
+        text += f", torch import {rec['import_s']:.1f} s" if rec.get("import_s") else ""
         if rec.get("autograd_setup_s"):
             text += f", torch's gradient set-up {rec['autograd_setup_s']:.1f} s (before the first convolution)"
         if rec.get("state") != "ok":
@@ -114,6 +124,8 @@ def _passes(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[str, 
         if later:
             out.setdefault("first_call_typical_ms", {})[name] = later[len(later) // 2]
             text += f"; a new shape's first call costs {later[len(later) // 2]:.1f} ms (median)"
+        if left:
+            text += f"; none started after the pass's {budget:g} s budget, so not measured: {', '.join(left)}"
         label = PASS_LABELS.get(name, name)
         if rec.get("process") == "benchmark":
             label = label.replace("fresh process", "the benchmark's process before any other convolution")
@@ -140,9 +152,13 @@ def _benchmark(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[st
     median = ratios[len(ratios) // 2]
     best = max(common, key=lambda k: off[k]["median_ms"] / on[k]["median_ms"])
     extra = (_first_call_cost([on[k] for k in common]) or 0.0) - (_first_call_cost([off[k] for k in common]) or 0.0)
+    left, budget = _unmeasured(a, "benchmark")
     out["benchmark"] = {"median_speedup": median, "best": best, "best_speedup": off[best]["median_ms"] / on[best]["median_ms"],
-                        "extra_first_call_ms": extra}
+                        "extra_first_call_ms": extra, "configurations": len(common), "not_measured": left}
     search = f"its search adds {extra:.0f} ms to the first calls" if extra > 0 else "no first-call cost measured"
+    if left:
+        search += (f"; {len(left)} more were not measured with it on: no configuration starts after the pass's "
+                   f"{budget:g} s budget, which the first calls had used")
     a.add(make_line("conv", "conv.benchmark", "cudnn.benchmark on: later calls, speed-up over off", median, "x",
                     explanation=f"median of {len(common)} configurations (range {ratios[0]:.2f}-{ratios[-1]:.2f}x, "
                                 f"best {best} {out['benchmark']['best_speedup']:.2f}x); {search}"))

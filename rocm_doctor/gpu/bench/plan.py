@@ -54,6 +54,10 @@ SWEEP_BATCHES = [16, 32, 64, 128, 256, 512, 1024]
 # relative spread (standard error of their mean), 64 tokens at most: each new context length's first pass is
 # about as costly as the last, so fewer tokens give the same figure (docs/measurements.md).
 DECODE_SPREAD = 0.02
+# The full preset's cudnn.benchmark pass starts no configuration after this many seconds: on a host's first run
+# cuDNN's search took 37-44 s for the 30 (kernels the driver had not compiled before), 11 s on a later run, so a
+# first run measures some of each shape and says which it left out (docs/measurements.md).
+BENCHMARK_SEARCH_S = 15.0
 QUICK_CONV = [
     {"name": "SimpleCNN conv2", "n": 64, "c": 16, "k": 32, "h": 16, "w": 16, "r": 3, "pad": 1},
     {"name": "3x3", "n": 32, "c": 64, "k": 64, "h": 128, "w": 128, "r": 3, "pad": 1},
@@ -100,7 +104,8 @@ def build(preset: str = "full", sections: tuple[str, ...] = (), device: str = "c
             Section("memory", 60, {"copy_bytes": GIB, "host_bytes": 256 * MIB, "host_reps": 10, "rep_ms": 100}),
             Section("launch", 30, {"iters": 4000, "graph_ops": 200, "graph_replays": 20}),
             Section("sdpa", 60, {"dtypes": ["fp16", "bf16"], "shapes": _sdpa_shapes(2048), "rep_ms": 50}),
-            Section("conv", 180, {"budget_s": 160, "rep_ms": 20, "max_iters": 50, "in_process": True}),
+            Section("conv", 180, {"budget_s": 160, "rep_ms": 20, "max_iters": 50, "in_process": True,
+                                  "benchmark_budget_s": BENCHMARK_SEARCH_S}),
             Section("cnn", 90, {"batch": 64, "steps": 50, "profile_steps": 5, "launch_iters": 1000}),
             Section("compare", 90, {"matmul_n_gpu": 4096, "matmul_n_cpu": 4096, "cnn_steps_gpu": 100,
                                     "cnn_steps_cpu": 30, "cnn_warmup": 5, "batch": 64, "cpu_read_bytes": 512 * MIB}),

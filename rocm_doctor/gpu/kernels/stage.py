@@ -69,16 +69,18 @@ def logs_not_needed(when: str, vendor: Optional[str], suite: dict) -> Optional[s
         return "turned off"
     if when == "needed" and vendor == "nvidia" and not failed(suite.get("results") or []):
         return ("every case passed: on NVIDIA the library logs are captured when a case fails "
-                "(rocm-doctor kernels captures them always)")
+                "(rocm-doctor kernels --logs captures them always)")
     return None
 
 
 def start_logs(options: ConfirmOptions, python: str, env: Mapping[str, str],
                timeout: float) -> Optional[liblogs.Early]:
-    """The library-log child started beside the suite's when its log is always wanted and the machine's device
-    node names the vendor (whose logging variables it needs); it waits for the suite before it touches the GPU."""
+    """The library-log child started beside the suite's when its log is wanted whatever the outcomes ("always", or
+    "needed" on AMD) and the machine's device node names the vendor (whose logging variables it needs); it waits
+    for the suite before it touches the GPU."""
     vendor = liblogs.vendor_of_nodes()
-    if options.library_logs != "always" or options.device == "cpu" or vendor is None:
+    wanted = options.library_logs == "always" or (options.library_logs == "needed" and vendor == "amd")
+    if not wanted or options.device == "cpu" or vendor is None:
         return None
     suite_limit = options.startup_timeout_s + options.case_timeout_s * 100
     return liblogs.Early(python, vendor, env, options.device, timeout + suite_limit)
