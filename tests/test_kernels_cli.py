@@ -85,20 +85,12 @@ def test_kernels_captures_library_logs_by_the_same_rule_as_check_unless_asked(mo
     seen = []
 
     def stop(facts, options, early=None):
-        early.stop()
+        if early is not None:
+            early.stop()
         seen.append(options.library_logs)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(kernel_stage, "confirm", stop)
-    from rocm_doctor.gpu.kernels import harness
-
-    class NoSuite:
-        def __init__(self, python, options):
-            pass
-
-        def stop(self):
-            pass
-
-    monkeypatch.setattr(harness, "BackgroundSuite", NoSuite)
+    monkeypatch.setattr(kernel_stage.KernelStage, "start_early", lambda self, python, env: None)
     CliRunner().invoke(cli, ["kernels", "--json", *args])
     assert seen == [when]
