@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Optional
 
-from rocm_doctor.knowledge.perf_switches import SLOWS_AT, describe
+from rocm_doctor.knowledge.perf_switches import describe, slows_at
 
 GOOD, LOW, VERY_LOW, UNKNOWN, INFO, FAILED = "good", "low", "very low", "unknown", "info", "failed"
 SHORT = (LOW, VERY_LOW)
@@ -68,8 +68,8 @@ def verdict(fraction: Optional[float], good: float, low: float) -> str:
 
 
 def slows(comparison: dict[str, Any]) -> bool:
-    """A figure a switch's re-run moved is at least SLOWS_AT times better without the switch."""
-    return any(figure["speedup"] >= SLOWS_AT for figure in comparison["figures"])
+    """A figure a switch's re-run moved is better without the switch by more than its run-to-run variation."""
+    return any(figure["speedup"] >= slows_at(figure["key"]) for figure in comparison["figures"])
 
 
 def matmul_thresholds(gfx: str, dtype: str) -> dict[str, Any]:
@@ -342,14 +342,15 @@ def _switches(compared: list[dict], lines: list[dict]) -> None:
             line = by_key[figure["key"]]
             if line["verdict"] not in SHORT:
                 continue
-            if comparison["slows"] and figure["speedup"] >= SLOWS_AT and not comparison["unreliable"]:
+            threshold = slows_at(figure["key"])
+            if comparison["slows"] and figure["speedup"] >= threshold and not comparison["unreliable"]:
                 line["explanation"] = f"{name} is set, and a re-run without it in a fresh child measured " \
                                       + describe(figure)
                 line["remedy"] = [f"Unset {comparison['variable']} (see the finding "
                                   f"env-switch-slows:{comparison['variable']})."]
             else:
-                effect = ("it helps" if figure["speedup"] <= 1 / SLOWS_AT else
-                          f"{figure['speedup']:.2f}x, under the {SLOWS_AT}x told apart from run-to-run variation")
+                effect = ("it helps" if figure["speedup"] <= 1 / threshold else
+                          f"{figure['speedup']:.2f}x, under the {threshold}x told apart from run-to-run variation")
                 line["explanation"] = "; ".join(filter(None, [line["explanation"], (
                     f"{name} is set, but a re-run without it measured {figure['without']:.3g} {figure['unit']} "
                     f"({effect})")]))

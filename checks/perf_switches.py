@@ -2,9 +2,9 @@
 benchmark ran, judged by what a re-run of the sections it moves, in a fresh child without it, measured.
 
 The re-runs and the figure-by-figure comparison come from the bench (the fact bench.figures, "observed"); this
-check decides: a switch slows the benchmark when a figure it moves is at least SLOWS_AT times better without it
-(then it is the cause of those bench findings, with the step to unset it); one that many times worse without it
-helps, one in between is harmless (both info); not re-run, the finding says why. A logging or debug switch the
+check decides: a switch slows the benchmark when a figure it moves is better without it by more than that figure's
+run-to-run variation (`slows_at`; then it is the cause of those bench findings, with the step to unset it); one that
+much worse without it helps, one in between is harmless (both info); not re-run, the finding says why. A logging or debug switch the
 re-run measured harmless refutes the static gpu-library-logging-enabled warning (`evidence_on`).
 """
 
@@ -16,7 +16,7 @@ from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, same_subject
 from rocm_doctor.checks.bench import FIGURES, check_of
 from rocm_doctor.checks.bench_judge import slows
-from rocm_doctor.knowledge.perf_switches import SLOWS_AT, describe
+from rocm_doctor.knowledge.perf_switches import describe, slows_at
 
 
 def slowed_by(cause, symptom, _facts=None) -> bool:
@@ -76,10 +76,10 @@ class EnvSwitchSlows(Check):
             why = "; ".join(doubt) or "the re-run measured none of the figures it moves"
             return self.info(f"{name} is set; the re-run without it could not tell its effect: {why}.",
                              subject=variable, evidence=evidence, data=data)
-        slowed = [f for f in figures if f["speedup"] >= SLOWS_AT]
+        slowed = [f for f in figures if f["speedup"] >= slows_at(f["key"])]
         if not slowed:
             worst = min(figures, key=lambda f: f["speedup"])
-            helps = worst["speedup"] <= 1 / SLOWS_AT
+            helps = worst["speedup"] <= 1 / slows_at(worst["key"])
             return self.info(f"{name} is set and {'helps here' if helps else 'measured harmless here'}: a re-run "
                              f"without it measured {describe(worst if helps else max(figures, key=_change))}.",
                              subject=variable, evidence=evidence, data=dict(data, helps=helps))

@@ -10,12 +10,20 @@ from typing import Mapping
 from rocm_doctor.knowledge.store import load
 
 FALSY = {"", "0", "false", "off", "no", "none"}
-# A switch slows a figure when the figure is at least this many times better without it: the same bf16 product
-# varied about 12% between runs minutes apart on an H200 (docs/measurements.md), so smaller differences are not told
-# from noise.
+# A switch slows a figure when the figure is at least this many times better without it; smaller differences are not
+# told from run-to-run variation measured on H200s (docs/measurements.md). Matmul and the rest: the same bf16 product
+# varied about 12% between runs minutes apart. Device memory (section "memory"): copy and read bandwidth 4,120-4,232
+# GB/s across three hosts, read 4,124 against 4,120 GB/s on one host minutes apart (2026-12-02), so 10% is told apart.
 SLOWS_AT = 1.2
+SLOWS_AT_BY_SECTION = {"memory": 1.1}
 VENDORS = ("amd", "nvidia", "any")
 SIDES = ("gpu", "cpu")
+
+
+def slows_at(key: str) -> float:
+    """How many times better a figure (by its line key, e.g. "memory.read") must be without a switch to say the
+    switch slows it."""
+    return SLOWS_AT_BY_SECTION.get(key.split(".", 1)[0], SLOWS_AT)
 
 
 @dataclass(frozen=True)

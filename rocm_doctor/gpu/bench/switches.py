@@ -4,7 +4,7 @@ without, and what each re-run measured against the run with the switch.
 A switch that is set is re-run without whenever this run measured a figure it moves (data/perf_switches.json
 `figures`), whatever that figure's verdict: only the re-run tells what the switch costs, and the stage holds no
 verdicts. At most MAX_RUNS switches are re-run, each over only the sections it moves (docs/bench.md). Whether it
-slows a figure (at least SLOWS_AT times better without it, knowledge/perf_switches.py) is the checks' to say.
+slows a figure (better without it by more than its run-to-run variation, knowledge/perf_switches.py) is the checks' to say.
 """
 
 from __future__ import annotations
