@@ -122,8 +122,9 @@ class TorchInstalled(Check):
             )
         if not facts["torch.installed"]:
             fix, alternatives = self._plan(facts, python, reinstall=False, no_gpu=no_gpu)
+            reason = (facts.get("python.target") or {}).get("reason")
             return self.fail(
-                f"torch is not installed in {python} ({(facts.get('python.target') or {}).get('reason', '')}).",
+                f"torch is not installed in {python}" + (f", {reason}." if reason else "."),
                 evidence=evidence,
                 remediation=[] if fix else [f"Install torch in that environment from {_amd_source(facts)}."],
                 fix=fix, alternatives=alternatives,
