@@ -94,6 +94,8 @@ def test_fold_hangs_prose_under_its_label_and_keeps_values_and_commands_whole():
     assert folded[1] == " " * 14 + "'C:\\Program Files\\AMD\\ROCm\\6.2\\'"
     command = Verbatim("      python -m pip install torch --index-url https://download.pytorch.org/whl/cpu")
     assert fold(command, 30) == [command]
+    long_label = fold(Hanging("  gpu-visibility-env:CUDA_VISIBLE_DEVICES: ", "resolved (no longer reported)"), 60)
+    assert long_label == ["  gpu-visibility-env:CUDA_VISIBLE_DEVICES: resolved (no", "      longer reported)"]
     plain = "  [fail] a title: " + "word " * 20
     assert all(part.startswith("  ") for part in fold(plain, 30)) and len(fold(plain, 30)) > 2
 

@@ -202,9 +202,9 @@ def _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_ver
 
     def show(result):  # each step as it is applied
         if not as_json:
-            app.write(f"  [{result.outcome}] {result.preview.item.number}. {result.preview.step.summary()}"
-                      + (f" — {unquote(result.message)}" if result.outcome not in (APPLIED, ALREADY) and result.message
-                         else ""))
+            said = f" — {unquote(result.message)}" if result.outcome not in (APPLIED, ALREADY) and result.message else ""
+            app.show(Lines({}, [Hanging(f"  [{result.outcome}] {result.preview.item.number}. ",
+                                        result.preview.step.summary() + said)]), "human")
 
     try:
         outcome = apply_plan(plan.items, ctx, journal, on_result=show)

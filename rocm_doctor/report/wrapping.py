@@ -98,10 +98,13 @@ def fold(line: str, width: int) -> list[str]:
     wrapped at spaces under its label (a plain line: under its own indentation), a long token whole on its own."""
     if isinstance(line, Verbatim) or cell_len(line) <= width:
         return [line]
-    lead = line.lead if isinstance(line, Hanging) else line[: len(line) - len(line.lstrip(" "))]
+    spaces = len(line) - len(line.lstrip(" "))
+    lead = line.lead if isinstance(line, Hanging) else line[:spaces]
+    indent = " " * cell_len(lead)
+    if cell_len(lead) > width // 2:  # a label too long to hang under: the text goes on under the line's indentation
+        lead, indent = line[:spaces], " " * (spaces + 4)
     body = line[len(lead):]
     for value in getattr(line, "whole", ()):
         body = body.replace(value, value.replace(" ", _KEEP))
-    indent = " " * cell_len(lead)
-    parts = wrap(Text(body), max(20, width - cell_len(lead)))
+    parts = wrap(Text(body), max(20, width - len(indent)))
     return [(lead if n == 0 else indent) + part.plain.replace(_KEEP, " ") for n, part in enumerate(parts)]
