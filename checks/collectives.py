@@ -122,8 +122,8 @@ class CollectiveWrongResult(_CollectivesCheck):
                              remediation=[
                                  "The results were wrong and no error was raised, which does not tell where the data "
                                  "went wrong: the peer-to-peer or DMA path, a GPU, or the library. Run the same with "
-                                 "NCCL_P2P_DISABLE=1: if the results are then right, the peer-to-peer path is at fault; "
-                                 "check IOMMU/ACS settings and the driver.",
+                                 "NCCL_P2P_DISABLE=1: if the results are then right, the peer-to-peer path is at "
+                                 "fault; check IOMMU/ACS settings and the driver.",
                                  "Run rocm-doctor kernels on the GPU of the suspect rank to rule out the GPU itself.",
                              ],
                              data={"wrong": bad, "random_check": random})

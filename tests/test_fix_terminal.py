@@ -74,6 +74,11 @@ def test_a_pipe_gets_one_line_per_item(doctor):
     assert messages and all(f" — {m}" in text for m in messages)  # each message whole on its "fixes:" line
 
 
+def test_advice_steps_lose_their_markdown_backticks(doctor):
+    text = doctor("fix", "--dry-run", "--from", str(SNAPSHOTS / "linux-h200-ulimit-n-32.json")).stdout
+    assert "Raise the soft limit before Python starts: ulimit -n" in text and "`" not in text
+
+
 def test_an_apply_in_a_terminal_prints_the_undo_command_whole(tmp_path, isolated_env, terminal):
     home = Path(isolated_env["HOME"])
     (home / ".bashrc").write_text('export CUDA_VISIBLE_DEVICES=""\n', encoding="utf-8")

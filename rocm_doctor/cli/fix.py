@@ -202,14 +202,16 @@ def _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_ver
 
     def show(result):  # each step as it is applied
         if not as_json:
-            said = f" — {unquote(result.message)}" if result.outcome not in (APPLIED, ALREADY) and result.message else ""
+            failed = result.outcome not in (APPLIED, ALREADY) and result.message
+            said = f" — {unquote(result.message)}" if failed else ""
             app.show(Lines({}, [Hanging(f"  [{result.outcome}] {result.preview.item.number}. ",
-                                        result.preview.step.summary() + said)]), "human")
+                                        unquote(result.preview.step.summary()) + said)]), "human")
 
     try:
         outcome = apply_plan(plan.items, ctx, journal, on_result=show)
     except JournalError as exc:
-        raise DoctorUsageError(f"{exc}; to revert what was done, run: rocm-doctor fix --undo {journal.run_id}") from None
+        undo = f"to revert what was done, run: rocm-doctor fix --undo {journal.run_id}"
+        raise DoctorUsageError(f"{exc}; {undo}") from None
     from rocm_doctor.fix.verify import findings_after, is_fixed, waits_for_reload
 
     verification = None
@@ -241,8 +243,8 @@ def _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_ver
         lines += [Hanging(f"  {finding_id}: ", RECHECKED.get(status, "now " + status))
                   for finding_id, status in sorted(rechecked.items())]
     if outcome.applied:
-        lines += [Hanging("Journal: ", str(journal.folder), whole=(journal.folder,)), f"To revert run {journal.run_id}:",
-                  Verbatim(f"    rocm-doctor fix --undo {journal.run_id}")]
+        lines += [Hanging("Journal: ", str(journal.folder), whole=(journal.folder,)),
+                  f"To revert run {journal.run_id}:", Verbatim(f"    rocm-doctor fix --undo {journal.run_id}")]
     if any(r.preview.step.after not in ("nothing", "restart") for r in outcome.applied):
         lines.append("Open a new shell (or run the 'this shell now' commands above) for the changes to take effect.")
     if manual_left:
@@ -287,7 +289,7 @@ def _undo(app, root, run_id, yes):
     if result.already_undone:
         lines = [f"Run {result.run_id} was already undone; nothing changed."]
     else:
-        lines = [Hanging(f"  [{item.outcome}] {item.seq}. ", f"{item.summary} — {unquote(item.message)}")
+        lines = [Hanging(f"  [{item.outcome}] {item.seq}. ", unquote(f"{item.summary} — {item.message}"))
                  for item in result.items]
         lines.append(f"Undid run {result.run_id}." if not result.error else "")
     app.show(Lines(envelope("fix-undo", run=result.run_id, already_undone=result.already_undone, error=result.error,

@@ -46,7 +46,7 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
     lines = [Hanging("", f"Fix plan for {target} ({len(previews)} step{'s' if len(previews) != 1 else ''}; "
                          f"shell: {ctx.shell}; your persistent environment: {where})", whole=(target, where)), ""]
     for item in previews:
-        lines.append(Hanging(f"{item.item.number:>2}. ", f"{item.step.summary()}  [{label(item, dry_run)}]  "
+        lines.append(Hanging(f"{item.item.number:>2}. ", f"{unquote(item.step.summary())}  [{label(item, dry_run)}]  "
                                                          f"({item.item.id})"))
         message = f" — {unquote(item.item.message)}" if item.item.message else ""
         lines.append(Hanging("    fixes: ", ", ".join(item.item.findings) + message))
@@ -129,7 +129,7 @@ def next_lines(previews: list[Preview]) -> list[str]:
     left = [p for p in previews if p.action not in (APPLY, ALREADY)]
     lines = ["Still to do (fix runs none of these):"] if left else []
     for item in left:
-        lines.append(Hanging(f"  {item.item.number}. ", item.step.summary()))
+        lines.append(Hanging(f"  {item.item.number}. ", unquote(item.step.summary())))
         lines += [line for text in item.instructions for line in _by_hand("      ", text)]
         lines.extend(Verbatim(f"      {command}") for command in item.manual)
     return lines
@@ -154,7 +154,7 @@ def history_lines(summaries: list) -> list[str]:
     lines = []
     for s in reversed(summaries):
         lines.append(Hanging("", f"{s.run_id}  {s.status:<11} {s.applied} change(s)  {', '.join(s.findings)}"))
-        lines.extend(Hanging("    ", c) for c in s.changes)
+        lines.extend(Hanging("    ", unquote(c)) for c in s.changes)
     return lines
 
 
