@@ -92,10 +92,10 @@ class TorchProbeHealthy(Check):
             evidence=evidence,
             remediation=[
                 "Look at the last stderr lines above: an 'hipErrorNoBinaryForGpu' or 'invalid device function' means the "
-                "torch build has no code for this GPU. A crash in import without such a line does not say which "
-                "library failed: run the import by hand to see it.",
-                "Import torch by hand in that environment to reproduce it; the last library named in the traceback "
-                "or by the loader is the one to check for a version that does not match torch.",
+                "torch build has no code for this GPU; a crash in import without such a line does not say which "
+                "library failed.",
+                "Import torch by hand in that environment to see which: the last library the traceback or the "
+                "loader names is the one to check against torch's build.",
             ],
         )
 

@@ -121,10 +121,10 @@ class HipRuntimeLoadedTwice(Check):
             evidence=[f"loaded: {r['path']}" + (" (torch's own)" if r["own"] else "") for r in runtimes],
             fix=_path_steps(facts, folders),
             remediation=_shell_only(facts, folders) + [
-                "What loaded the other runtime could not be told from the list of loaded files; the folders above "
-                "say where each came from. A second GPU package imported in the same process (an older onnxruntime/"
-                "ZLUDA/HIP SDK build) or a HIP SDK bin folder on PATH loads one. Use one ROCm generation per "
-                "environment.",
+                "What loaded the other runtime could not be told from the list of loaded files, only where each "
+                "was loaded from (the evidence). A second GPU package imported in the same process (an older "
+                "onnxruntime/ZLUDA/HIP SDK build) or a HIP SDK bin folder on PATH loads one. Use one ROCm "
+                "generation per environment.",
             ],
             data={"runtimes": [r["path"] for r in runtimes]},
         )

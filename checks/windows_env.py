@@ -53,8 +53,8 @@ class EnvScopeConflict(_WindowsEnvCheck):
                     fix=[S.unset_env(name, scope="user", note="the Machine value applies again")],
                     alternatives=[S.alternative(
                         "keep your User value: delete the Machine copy", S.unset_env(name, scope="machine"),
-                        why_not_first="needs administrator, and an installer that updates the variable writes the "
-                                      "Machine value")],
+                        why_not_first="needs administrator, and a machine-wide installer updates the Machine "
+                                      "value, not yours")],
                 )
             )
         return out
