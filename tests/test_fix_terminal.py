@@ -4,7 +4,6 @@ its own, paths never split, no Markdown backticks; a pipe gets one line per item
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -68,7 +67,7 @@ def test_the_preview_in_a_terminal_wraps_prose_and_keeps_commands_whole(tmp_path
 
 def test_a_pipe_gets_one_line_per_item(doctor):
     snapshot = str(SNAPSHOTS / "windows-env-scopes.json")
-    text = doctor("fix", "--dry-run", "--from", snapshot, env=None).stdout
+    text = doctor("fix", "--dry-run", "--from", snapshot).stdout
     plan = json.loads(doctor("fix", "--dry-run", "--json", "--from", snapshot).stdout)
     messages = [s["message"] for s in plan["steps"] if s.get("message")]
     assert messages and all(f" — {m}" in text for m in messages)  # each message whole on its "fixes:" line
