@@ -149,8 +149,8 @@ class RocmRuntimeSeesNoGpu(Check):
         elif any("unrecognized id" in line for line in runtime):
             cause = " ROCr does not know this GPU's id: the runtime is older than the GPU, or mixed with another."
         else:
-            cause = (" The runtime dropped the GPU: most often a ROCm release that does not support it, or a render "
-                     "node (/dev/dri/renderD*) this user cannot open.")
+            cause = (" Why the runtime dropped the GPU could not be told from its output: a ROCm release that does "
+                     "not support it and a render node (/dev/dri/renderD*) this user cannot open both do this.")
         remediation = ([f"Install ROCm {first} or newer (and the torch wheels built for it)."] if first else []) + (
             paths_text(gfx, facts.os) if gfx else []) + [
             "Afterwards rocminfo lists a GPU agent (Name: gfx...) under HSA Agents."]

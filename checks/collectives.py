@@ -120,8 +120,10 @@ class CollectiveWrongResult(_CollectivesCheck):
             return self.fail(f"{len(evidence)} collective result(s) were wrong{hint} ({self.where(results)})",
                              evidence=evidence,
                              remediation=[
-                                 "Wrong results with no error usually mean broken peer-to-peer or DMA: run the same with "
-                                 "NCCL_P2P_DISABLE=1; if that fixes it, check IOMMU/ACS settings and the driver.",
+                                 "The results were wrong and no error was raised, which does not tell where the data "
+                                 "went wrong: the peer-to-peer or DMA path, a GPU, or the library. Run the same with "
+                                 "NCCL_P2P_DISABLE=1: if the results are then right, the peer-to-peer path is at "
+                                 "fault; check IOMMU/ACS settings and the driver.",
                                  "Run rocm-doctor kernels on the GPU of the suspect rank to rule out the GPU itself.",
                              ],
                              data={"wrong": bad, "random_check": random})
@@ -243,7 +245,8 @@ class GpuPeerAccessMissing(_CollectivesCheck):
                     "Without peer access NCCL/RCCL stage traffic through host memory: expect a fraction of the bandwidth.",
                     "Check the IOMMU mode (iommu=pt, see iommu-multi-gpu-hang-risk) and PCIe ACS in the BIOS; on "
                     "consumer NVIDIA cards peer access over PCIe is often disabled by the driver.",
-                    "In virtual machines and containers, GPUs passed through separately usually cannot reach each other.",
+                    "Whether these GPUs sit in a virtual machine could not be told from here: GPUs passed through "
+                    "to one separately reach each other only where the hypervisor exposes peer access.",
                 ],
                 data={"missing": missing, "matrix": matrix},
             )

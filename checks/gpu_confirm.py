@@ -212,9 +212,9 @@ class GpuKernelsWrongResult(_KernelStageCheck):
             + ", ".join(r["case"] for r in wrong[:6]),
             evidence=evidence,
             remediation=[
-                "Wrong results without an error usually mean code built for another GPU is running here "
-                "(an HSA_OVERRIDE_GFX_VERSION that is not of this GPU's family), a broken math library, or "
-                "unstable hardware (clocks, power, memory errors).",
+                "The kernels returned wrong values without raising an error, which does not tell which of these "
+                "it is: code built for another GPU running here (an HSA_OVERRIDE_GFX_VERSION that is not of this "
+                "GPU's family), a broken math library, or unstable hardware (clocks, power, memory errors).",
                 "If HSA_OVERRIDE_GFX_VERSION is set, unset it and run rocm-doctor kernels again; look for GPU errors in "
                 "the kernel log (dmesg).",
             ],

@@ -74,8 +74,9 @@ class OsSupportMatrix(Check):
         listed_family = sorted({e.split()[0] for e in result.listed})
         base = next((like for like in release.get("id_like") or [] if like in listed_family), None)
         if base and release.get("id") not in listed_family:
-            return self.info(f"{label} is a derivative of {base}; ROCm {result.release} lists {base} itself, whose "
-                             "packages usually install here, but AMD does not test this distribution.",
+            return self.info(f"{label} is a derivative of {base}; ROCm {result.release} lists {base} itself, not "
+                             f"{label}: AMD does not test this distribution, and whether {base}'s packages install "
+                             "here cannot be told before they are tried.",
                              subject="distro", evidence=evidence, data=data)
         same = os_support.same_distro_versions(result.release, release.get("id") or "")
         why = f" ({result.note})" if result.note else ""

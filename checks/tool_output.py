@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 
-# what the parsers say → what it usually means
+# what the parsers say → the causes that print it (the output alone does not say which)
 MEANINGS = (
     ("times with different values", "two installs answer in one output: a wrapper that runs two copies of the tool, "
                                     "or ROCm installed twice (/opt/rocm-X next to distribution packages)"),
@@ -40,8 +40,9 @@ class ToolOutputGarbled(Check):
         for tool, entries in sorted(by_tool.items()):
             whats = list(dict.fromkeys(e["what"] for e in entries))
             findings.append(self.warn(
-                f"`{tool}` printed what no single healthy install prints ({'; '.join(whats[:3])}): usually "
-                f"{meaning(whats[0])}. rocm-doctor read the first value of each field.",
+                f"`{tool}` printed what no single healthy install prints ({'; '.join(whats[:3])}). The output "
+                f"does not say why; causes that print this: {meaning(whats[0])}. rocm-doctor read the first value "
+                "of each field.",
                 subject=tool, evidence=[f"{e['what']}: {' | '.join(e.get('lines') or [])}" for e in entries][:8],
                 remediation=["Run the tool by hand with its full path (/opt/rocm/bin/...) and compare with the one "
                              "on PATH (command -v); remove the ROCm install or package that should not be there.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rocm_doctor.checks.gpu_env import logging_switch
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.command import signal_name
 
@@ -14,6 +15,16 @@ GPU_TOOLS = ("rocminfo", "rocm-smi", "amd-smi", "nvidia-smi", "hipinfo", "rocm_a
 def _talks_to_the_gpu(argv) -> bool:
     name = str(argv[0]).replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe") if argv else ""
     return name in GPU_TOOLS
+
+
+def _volume_hint(facts) -> str:
+    """What this environment says about a flood of output: the logging switches set in it, or that none is."""
+    on = [f"{name}={value}" for name, value in sorted(facts.env.items()) if logging_switch(name, value)]
+    if on:
+        return (f"{', '.join(on)} is set here and makes the GPU libraries log (gpu-library-logging-enabled): unset "
+                "it and re-run.")
+    return ("No GPU library logging switch is set here, so why it printed so much could not be told: run the command "
+            "by hand to see what it repeats.")
 
 
 class ExternalToolMisbehaved(Check):
@@ -51,8 +62,7 @@ class ExternalToolMisbehaved(Check):
                 findings.append(self.warn(
                     f"`{command}` printed far more than expected; {dropped:,} bytes beyond the cap were dropped.",
                     subject=key, evidence=[result.describe()],
-                    remediation=["Unusual output volume often means a debug logging variable is set (AMD_LOG_LEVEL, "
-                                 "HIP_TRACE_API); unset it and re-run."]))
+                    remediation=[_volume_hint(facts)]))
             elif result.invalid_utf8:
                 findings.append(self.info(
                     f"`{command}` printed bytes that are not UTF-8; they were replaced before parsing.",
@@ -70,7 +80,7 @@ class ExternalToolMisbehaved(Check):
                 for tool in by_tool}
         return [self.warn(
             f"`{tool}` printed errors; the GPUs it lists may be incomplete.", subject=tool, evidence=lines[:6],
-            remediation=["An SMI tool that errors or aborts is often a packaging bug of that build (an assertion or "
-                         "'map::at' on an unexpected sysfs file) and does not mean the GPU is broken; the inventory "
-                         "also reads KFD and rocminfo."])
+            remediation=["Errors from an SMI tool do not by themselves mean the GPU is broken: builds with a "
+                         "packaging bug print them on healthy GPUs (an assertion or 'map::at' on an unexpected sysfs "
+                         "file); the inventory also reads KFD and rocminfo."])
             for tool, lines in sorted(by_tool.items()) if not set(keys[tool]) & reported]

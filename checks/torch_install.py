@@ -92,8 +92,10 @@ class TorchProbeHealthy(Check):
             evidence=evidence,
             remediation=[
                 "Look at the last stderr lines above: an 'hipErrorNoBinaryForGpu' or 'invalid device function' means the "
-                "torch build has no code for this GPU; a crash in import usually means mismatched libraries.",
-                "Import torch by hand in that environment to reproduce it.",
+                "torch build has no code for this GPU; a crash in import without such a line does not say which "
+                "library failed.",
+                "Import torch by hand in that environment to see which: the last library the traceback or the "
+                "loader names is the one to check against torch's build.",
             ],
         )
 
@@ -120,8 +122,9 @@ class TorchInstalled(Check):
             )
         if not facts["torch.installed"]:
             fix, alternatives = self._plan(facts, python, reinstall=False, no_gpu=no_gpu)
+            reason = (facts.get("python.target") or {}).get("reason")
             return self.fail(
-                f"torch is not installed in {python} ({(facts.get('python.target') or {}).get('reason', '')}).",
+                f"torch is not installed in {python}" + (f", {reason}." if reason else "."),
                 evidence=evidence,
                 remediation=[] if fix else [f"Install torch in that environment from {_amd_source(facts)}."],
                 fix=fix, alternatives=alternatives,

@@ -50,7 +50,7 @@ class TorchNumpyUnusable(Check):
                 f"numpy is not installed in {python}: torch {torch_version} warns 'Failed to initialize NumPy' at "
                 "import, and tensor.numpy(), torch.from_numpy() and the libraries that use them (torchvision, "
                 "DataLoader collation of numpy arrays) fail.",
-                evidence=evidence, remediation=["Install numpy into the same environment as torch."], fix=[step])
+                evidence=evidence, fix=[step])
         older = _version(torch_version)
         if older is not None and older < FIRST_FOR_NUMPY2 and (_version(numpy) or Version("0")) >= Version("2"):
             packages, why = ["numpy<2"], (f"torch {torch_version} was built against NumPy 1.x, before torch 2.3, and "
@@ -62,5 +62,4 @@ class TorchNumpyUnusable(Check):
                             note="install a numpy torch can use")
         return self.warn(
             f"torch cannot use numpy: {why}. tensor.numpy(), torch.from_numpy() and the libraries that use them "
-            "fail.", evidence=evidence + [f"numpy installed: {numpy or 'unknown'}"],
-            remediation=[f"Reinstall numpy ({' '.join(packages)}) into the same environment as torch."], fix=[step])
+            "fail.", evidence=evidence + [f"numpy installed: {numpy or 'unknown'}"], fix=[step])

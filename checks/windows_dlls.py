@@ -121,9 +121,10 @@ class HipRuntimeLoadedTwice(Check):
             evidence=[f"loaded: {r['path']}" + (" (torch's own)" if r["own"] else "") for r in runtimes],
             fix=_path_steps(facts, folders),
             remediation=_shell_only(facts, folders) + [
-                "Find what pulls in the other runtime: usually a second GPU package (an older onnxruntime/ZLUDA/HIP SDK "
-                "build) imported in the same process, or a HIP SDK bin folder on PATH. Use one ROCm generation per "
-                "environment.",
+                "What loaded the other runtime could not be told from the list of loaded files, only where each "
+                "was loaded from (the evidence). A second GPU package imported in the same process (an older "
+                "onnxruntime/ZLUDA/HIP SDK build) or a HIP SDK bin folder on PATH loads one. Use one ROCm "
+                "generation per environment.",
             ],
             data={"runtimes": [r["path"] for r in runtimes]},
         )

@@ -53,8 +53,8 @@ class EnvScopeConflict(_WindowsEnvCheck):
                     fix=[S.unset_env(name, scope="user", note="the Machine value applies again")],
                     alternatives=[S.alternative(
                         "keep your User value: delete the Machine copy", S.unset_env(name, scope="machine"),
-                        why_not_first="needs administrator, and the Machine value is usually the one an installer "
-                                      "keeps up to date")],
+                        why_not_first="needs administrator, and a machine-wide installer updates the Machine "
+                                      "value, not yours")],
                 )
             )
         return out
@@ -130,8 +130,9 @@ class PathTooLongForSetx(_WindowsEnvCheck):
                 last = (item.get("raw_entries") or [""])[-1]
                 out.append(
                     self.warn(
-                        f"the {scope.title()} PATH is exactly {SETX_LIMIT} characters: the mark of a setx PATH that "
-                        f"cut it. Entries after the cut are gone and the last one may be a fragment ({last!r}).",
+                        f"the {scope.title()} PATH is exactly {SETX_LIMIT} characters, the length a setx PATH cuts it "
+                        f"to; the length alone cannot tell a cut value from one that long. If setx cut it, the entries "
+                        f"after the cut are gone and the last one may be a fragment ({last!r}).",
                         subject=scope,
                         evidence=evidence + [f"last entry: {last}"],
                         remediation=[

@@ -16,11 +16,47 @@ REGISTRY = load_registry(include_plugins=False)
 NO_AGENT = {"rocminfo.status": {"state": "out-of-resources", "evidence": []}}
 
 
-def test_no_check_calls_a_cause_likely():
-    said = [f"{path.name}:{number}: {line.strip()}" for path in sorted(CHECKS.glob("*.py"))
+GUESS = re.compile(r"\b(likely|usually|probably|most often)\b", re.I)
+
+
+def _guesses(paths, sourced_is_fine: bool = False) -> list[str]:
+    """Lines that offer a cause as the likely or usual one; in a check's doc a line that names its source (a URL)
+    may say what something usually does."""
+    return [f"{path.name}:{number}: {line.strip()}" for path in paths
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if re.search(r"\blikely\b", line, re.I)]
+            if GUESS.search(line) and not (sourced_is_fine and "https://" in line)]
+
+
+def test_no_check_calls_a_cause_likely_or_usual():
+    said = _guesses(sorted(CHECKS.glob("*.py")))
     assert not said, said
+
+
+def test_no_check_doc_calls_a_cause_likely_or_usual():
+    said = _guesses(sorted((CHECKS / "docs").glob("*.md")), sourced_is_fine=True)
+    assert not said, said
+
+
+def test_the_guess_filter_catches_what_it_forbids():
+    assert GUESS.search("a crash in import usually means mismatched libraries")
+    assert GUESS.search("it was most likely cut") and GUESS.search("Most often a ROCm release")
+    assert not GUESS.search("unusually long output")
+
+
+def _tool_flood(env: dict):
+    from rocm_doctor.testing import Case, run_case
+
+    flood = {"argv": ["/opt/rocm/bin/rocminfo"], "returncode": 0, "stdout": "x", "stderr": "",
+             "stdout_truncated_bytes": 5_000_000}
+    (finding,) = run_case(Case(check="external-tool-misbehaved", observations={"commands": {"rocminfo": flood}},
+                               env=env, expect={"external-tool-misbehaved:rocminfo": "warn"}))
+    return finding.remediation[0]
+
+
+def test_a_flood_of_output_names_the_logging_switch_seen_or_says_none_was():
+    assert _tool_flood({"AMD_LOG_LEVEL": "4"}).startswith("AMD_LOG_LEVEL=4 is set here")
+    quiet = _tool_flood({})
+    assert "No GPU library logging switch is set here" in quiet and "could not be told" in quiet
 
 
 def _wsl(values: dict):

@@ -67,7 +67,7 @@ def test_no_gpu_and_no_torch_says_so_and_plans_the_install(doctor, bare_python):
     assert "install torch from https://download.pytorch.org/whl/cpu" in preview.stdout
     planned = preview.stdout.split("Not planned")[0]
     assert command in [line.strip() for line in planned.splitlines()] and "whl/rocm" not in planned
-    assert "the ROCm build, for an AMD GPU this run did not find (alternative;" in preview.stdout
+    assert "  - Alternative: the ROCm build, for an AMD GPU this run did not find" in preview.stdout
 
 
 @no_gpu_here
@@ -109,7 +109,8 @@ def test_the_preview_offers_only_the_commands_that_apply_something(doctor, isola
     only_installs = doctor("fix", "--dry-run", "--no-gpu", "--python", str(bare_python))
     assert only_installs.returncode == 0, only_installs.stderr
     assert "'will apply'" not in only_installs.stdout  # no step is marked so
-    assert _command_lines(only_installs.stdout) == [f"rocm-doctor fix --allow-install --python {bare_python}"]
+    applying = [c for c in _command_lines(only_installs.stdout) if "--dry-run" not in c]  # not an alternative's
+    assert applying == [f"rocm-doctor fix --allow-install --python {bare_python}"]
     home = Path(isolated_env["HOME"])
     (home / ".bashrc").write_text('export CUDA_VISIBLE_DEVICES=""\n', encoding="utf-8")
     env = {**isolated_env, "SHELL": "/bin/bash", "CUDA_VISIBLE_DEVICES": ""}
@@ -303,22 +304,46 @@ def _install_this_doctor(site: Path, deps: Path) -> None:
         shutil.copy(path, site / path.name)
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX layout")
-def test_a_venv_made_for_the_doctor_diagnoses_the_python_on_path(tmp_path, isolated_env, bare_python):
-    """The README's PEP 668 path: rocm-doctor in a venv of its own (no torch), no environment active; it
-    diagnoses the python3 the user runs, as a pipx install does, and says why."""
+def _doctor_in(python: Path, deps: Path) -> None:
+    """rocm-doctor and its dependencies (no torch, no numpy) importable in the venv of `python`, as `pip install .`
+    leaves them."""
     import importlib.util
 
-    deps = tmp_path / "deps"
     deps.mkdir()
     for name in DOCTOR_DEPS:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
             continue
         (deps / name).symlink_to(list(spec.submodule_search_locations)[0])
-    site = next((bare_python.parent.parent / "lib").glob("python3*/site-packages"))
+    site = next((python.parent.parent / "lib").glob("python3*/site-packages"))
     _install_this_doctor(site, deps)
     (site / "doctor-deps.pth").write_text(f"{deps}\n")
+
+
+@no_gpu_here
+def test_the_readme_first_command_in_a_fresh_venv_without_torch_reads_right(tmp_path, isolated_env, bare_python):
+    """`pip install . && rocm-doctor check` with that fresh venv active: it diagnoses the venv, says torch is not
+    there and plans the CPU build; nothing speaks of a torch that is not installed as if it had looked."""
+    _doctor_in(bare_python, tmp_path / "deps")
+    venv = bare_python.parent.parent
+    env = {**isolated_env, "VIRTUAL_ENV": str(venv), "PATH": f"{bare_python.parent}:{isolated_env['PATH']}"}
+    proc = subprocess.run([str(bare_python), "-m", "rocm_doctor", "check", "--no-history"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    text = proc.stdout
+    assert f"Diagnosing {bare_python} — the active virtual environment (VIRTUAL_ENV)" in text
+    assert f"torch is not installed in {bare_python}, the active virtual environment (VIRTUAL_ENV)" in text
+    assert f"{bare_python} -m pip install torch --index-url https://download.pytorch.org/whl/cpu" in text
+    assert "GPU kernels did not run: torch is not installed in the target environment" in text
+    assert "torch does not see a GPU" not in text and "numpy" not in text  # no torch: nothing of torch is judged
+    assert "(VIRTUAL_ENV), which rocm-doctor runs in)" not in text  # no parenthesis inside a parenthesis
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX layout")
+def test_a_venv_made_for_the_doctor_diagnoses_the_python_on_path(tmp_path, isolated_env, bare_python):
+    """The README's PEP 668 path: rocm-doctor in a venv of its own (no torch), no environment active; it
+    diagnoses the python3 the user runs, as a pipx install does, and says why."""
+    _doctor_in(bare_python, tmp_path / "deps")
     users = tmp_path / "userbin"
     users.mkdir()
     (users / "python3").write_text(f"#!/bin/sh\nexec '{sys.executable}' \"$@\"\n")  # the user's Python, with torch
@@ -474,3 +499,9 @@ def test_a_live_check_lists_no_passing_check_by_default(tmp_path, isolated_env, 
     for area in {f["area"] for f in report["findings"] if f["status"] != "skip"}:
         title = area.replace("-", " ").upper()
         assert len(re.findall(rf"^\[.\] {re.escape(title)}\b", shown, re.M)) == 1, (area, shown)
+
+
+def test_the_guide_says_a_machine_without_a_gpu_gets_the_cpu_build_first():
+    guide = " ".join(GUIDE.read_text(encoding="utf-8").split())
+    assert "With **No GPU found** on Linux and no torch in the environment, the plan installs the CPU build" in guide
+    assert "The GPU build comes under it as a labelled alternative" in guide

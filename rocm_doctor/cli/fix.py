@@ -47,7 +47,7 @@ def _confirm(app, question: str, yes: bool) -> bool:
 def command(app, dry_run, as_json, yes, only, allow_install, shell_name, undo, history, no_verify, verbose, python,
             from_file, torch_timeout, no_gpu=False, bench=False, collectives=False, unit=None, user_unit=None,
             kernel=None):
-    """Fix what `check` found: preview with --dry-run, apply with consent, undo with --undo."""
+    """Fix what check found: preview with --dry-run, apply with consent, undo with --undo."""
     from rocm_doctor.fix.journal import JournalError, sweep_leftovers, trusted_state_dir
 
     try:
@@ -97,7 +97,8 @@ def command(app, dry_run, as_json, yes, only, allow_install, shell_name, undo, h
         again = target_args(python, unit, user_unit, kernel) + [a for i in only for a in ("--only", i)]
         again += ["--shell", shell_name] if shell_name else []
         lines = render.plan_lines(previews, ctx, target, dry_run=True, verbose=verbose)
-        lines += [] if only else render.alternative_lines(report.diagnosis)
+        replay = ["--from", str(from_file)] if from_file is not None else []
+        lines += [] if only else render.alternative_lines(report.diagnosis, replay + again)
         lines += render.dry_run_footer(previews, again, replayed=from_file is not None)
         app.show(Lines(render.plan_json(previews, ctx, target, dry_run=True), lines))
         app.exit(EXIT_OK)
@@ -164,6 +165,7 @@ def _nothing_to_fix(app, report, only, ctx, target, dry_run):
     from rocm_doctor.engine.model import Status
     from rocm_doctor.fix import render
     from rocm_doctor.report.format import Lines
+    from rocm_doctor.report.wrapping import Hanging, unquote
 
     open_findings = [f for f in report.findings if f.status in (Status.FAIL, Status.WARN)]
     if only:
@@ -172,7 +174,8 @@ def _nothing_to_fix(app, report, only, ctx, target, dry_run):
     document["without_plan"] = [f.id for f in open_findings]
     if open_findings:
         lines = ["No automatic fix plan for the open findings; follow the advice rocm-doctor check gives for each:"]
-        lines += [f"  [{finding.status.value}] {finding.title}: {finding.message}" for finding in open_findings]
+        lines += [Hanging(f"  [{finding.status.value}] ", unquote(f"{finding.title}: {finding.message}"))
+                  for finding in open_findings]
     else:
         lines = ["Nothing to fix: no check failed or warned."]
     app.show(Lines(document, lines))
@@ -184,6 +187,7 @@ def _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_ver
     from rocm_doctor.fix.apply import ALREADY, APPLIED, ApplyError, apply_plan, preflight
     from rocm_doctor.fix.journal import Journal, JournalError
     from rocm_doctor.report.format import Lines
+    from rocm_doctor.report.wrapping import Hanging, Verbatim, unquote
 
     as_json = app.format == "json"
     try:
@@ -198,13 +202,16 @@ def _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_ver
 
     def show(result):  # each step as it is applied
         if not as_json:
-            app.write(f"  [{result.outcome}] {result.preview.item.number}. {result.preview.step.summary()}"
-                      + (f" — {result.message}" if result.outcome not in (APPLIED, ALREADY) and result.message else ""))
+            failed = result.outcome not in (APPLIED, ALREADY) and result.message
+            said = f" — {unquote(result.message)}" if failed else ""
+            app.show(Lines({}, [Hanging(f"  [{result.outcome}] {result.preview.item.number}. ",
+                                        unquote(result.preview.step.summary()) + said)]), "human")
 
     try:
         outcome = apply_plan(plan.items, ctx, journal, on_result=show)
     except JournalError as exc:
-        raise DoctorUsageError(f"{exc}; `rocm-doctor fix --undo {journal.run_id}` reverts what was done") from None
+        undo = f"to revert what was done, run: rocm-doctor fix --undo {journal.run_id}"
+        raise DoctorUsageError(f"{exc}; {undo}") from None
     from rocm_doctor.fix.verify import findings_after, is_fixed, waits_for_reload
 
     verification = None
@@ -230,19 +237,21 @@ def _apply(app, plan, previews, ctx, root, report, python, torch_timeout, no_ver
                                     "argv": verification.argv if verification else []}
     lines = []
     if verification is not None and verification.error:
-        lines.append(f"Re-check: {verification.error}")
+        lines.append(Hanging("Re-check: ", unquote(verification.error)))
     elif rechecked:
         lines.append("Re-checked in a fresh process with the new environment:" if verification else "After the fix:")
-        lines += [f"  {finding_id}: {RECHECKED.get(status, 'now ' + status)}" for finding_id, status in sorted(rechecked.items())]
+        lines += [Hanging(f"  {finding_id}: ", RECHECKED.get(status, "now " + status))
+                  for finding_id, status in sorted(rechecked.items())]
     if outcome.applied:
-        lines.append(f"Journal: {journal.folder} — `rocm-doctor fix --undo` reverts run {journal.run_id}.")
+        lines += [Hanging("Journal: ", str(journal.folder), whole=(journal.folder,)),
+                  f"To revert run {journal.run_id}:", Verbatim(f"    rocm-doctor fix --undo {journal.run_id}")]
     if any(r.preview.step.after not in ("nothing", "restart") for r in outcome.applied):
         lines.append("Open a new shell (or run the 'this shell now' commands above) for the changes to take effect.")
     if manual_left:
         lines += render.next_lines(previews)
     app.show(Lines(document, lines))
     if outcome.error:
-        app.error(outcome.error + (f"; `rocm-doctor fix --undo {journal.run_id}` reverts the steps before it"
+        app.error(outcome.error + (f"; to revert the steps before it, run: rocm-doctor fix --undo {journal.run_id}"
                                    if outcome.applied else ""))
         app.exit(EXIT_CANNOT_RUN)
     problems = manual_left or bool(still_failing) or bool(verification and verification.error)
@@ -266,6 +275,7 @@ def _undo(app, root, run_id, yes):
     from rocm_doctor.fix.winenv import default_registry
     from rocm_doctor.report.envelope import envelope
     from rocm_doctor.report.format import Lines
+    from rocm_doctor.report.wrapping import Hanging, unquote
 
     journal = find(root, run_id)
     if journal is None:
@@ -279,7 +289,8 @@ def _undo(app, root, run_id, yes):
     if result.already_undone:
         lines = [f"Run {result.run_id} was already undone; nothing changed."]
     else:
-        lines = [f"  [{item.outcome}] {item.seq}. {item.summary} — {item.message}" for item in result.items]
+        lines = [Hanging(f"  [{item.outcome}] {item.seq}. ", unquote(f"{item.summary} — {item.message}"))
+                 for item in result.items]
         lines.append(f"Undid run {result.run_id}." if not result.error else "")
     app.show(Lines(envelope("fix-undo", run=result.run_id, already_undone=result.already_undone, error=result.error,
                             items=[vars(i) for i in result.items]), lines))

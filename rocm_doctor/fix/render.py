@@ -11,6 +11,7 @@ from typing import Any, Optional
 from rocm_doctor.fix.changes import ALREADY, APPLY, NEEDS_FLAG, Context, FileWrite, Preview, RegistryWrite
 from rocm_doctor.engine.steps import AFTER_NEW_SHELL, AFTER_REBOOT, AFTER_RELOGIN, AFTER_RESTART
 from rocm_doctor.report.envelope import envelope
+from rocm_doctor.report.wrapping import Hanging, Verbatim, unquote
 
 PLAN_FORMAT = 1
 AFTER_TEXT = {AFTER_NEW_SHELL: "takes effect in a new shell/terminal", AFTER_RELOGIN: "takes effect after you log out and in",
@@ -30,45 +31,59 @@ def show(value: Optional[str], verbose: bool = False, limit: int = 160) -> str:
 
 def label(item: Preview, dry_run: bool) -> str:
     if item.action == APPLY:
-        return ("will apply" if dry_run else "to apply") + (f", {item.why}" if item.why else "")
+        return ("will apply" if dry_run else "to apply") + (f", {unquote(item.why)}" if item.why else "")
     if item.action == ALREADY:
         return "already applied"
     if item.action == NEEDS_FLAG:
-        return f"needs {item.step.flag}: {item.why}"
-    return f"print only: {item.why}" if item.why else "print only"
+        return f"needs {item.step.flag}: {unquote(item.why)}"
+    return f"print only: {unquote(item.why)}" if item.why else "print only"
 
 
 def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool, verbose: bool = False) -> list[str]:
+    """The plan step by step: prose lines wrap under their labels in a terminal, commands stand whole on lines of
+    their own (report/wrapping.py)."""
     where = "HKCU\\Environment" if ctx.windows else ctx.show_path(ctx.rc_path())
-    lines = [f"Fix plan for {target} ({len(previews)} step{'s' if len(previews) != 1 else ''}; shell: {ctx.shell}; "
-             f"your persistent environment: {where})", ""]
+    lines = [Hanging("", f"Fix plan for {target} ({len(previews)} step{'s' if len(previews) != 1 else ''}; "
+                         f"shell: {ctx.shell}; your persistent environment: {where})", whole=(target, where)), ""]
     for item in previews:
-        lines.append(f"{item.item.number:>2}. {item.step.summary()}  [{label(item, dry_run)}]  ({item.item.id})")
-        lines.append(f"    fixes: {', '.join(item.item.findings)}" + (f" — {item.item.message}" if item.item.message else ""))
+        lines.append(Hanging(f"{item.item.number:>2}. ", f"{unquote(item.step.summary())}  [{label(item, dry_run)}]  "
+                                                         f"({item.item.id})"))
+        message = f" — {unquote(item.item.message)}" if item.item.message else ""
+        lines.append(Hanging("    fixes: ", ", ".join(item.item.findings) + message))
         if item.step.note:
-            lines.append(f"    why: {item.step.note}")
+            lines.append(Hanging("    why: ", unquote(item.step.note)))
         if item.variable:
-            lines.append(f"    {item.variable}: current {show(item.env_old, verbose)} -> new {show(item.env_new, verbose)}")
+            old, new = show(item.env_old, verbose), show(item.env_new, verbose)
+            lines.append(Hanging(f"    {item.variable}: ", f"current {old} -> new {new}", whole=(old, new)))
         write = item.write
         if isinstance(write, FileWrite) and item.action in (APPLY, ALREADY):
             lines += _file_lines(item, write, ctx)
         elif isinstance(write, RegistryWrite) and item.action in (APPLY, ALREADY):
             old = f"{show(write.old.value, verbose)} ({write.old.type_name})" if write.old else "(not set)"
             new = f"{show(write.new.value, verbose)} ({write.new.type_name})" if write.new else "(removed)"
-            lines.append(f"    HKCU\\Environment\\{write.name}: {old} -> {new}")
+            lines.append(Hanging(f"    HKCU\\Environment\\{write.name}: ", f"{old} -> {new}", whole=(old, new)))
         if item.action == APPLY or item.action == ALREADY:
             if item.session:
                 lines.append("    to use it in this shell now:")
-                lines.extend(f"      {cmd}" for cmd in item.session)
+                lines.extend(Verbatim(f"      {cmd}") for cmd in item.session)
         else:
-            lines.extend(f"    by hand: {text}" for text in item.instructions)
+            lines += [line for text in item.instructions for line in _by_hand("    ", text)]
             if item.manual:
                 lines.append("    run:")
-                lines.extend(f"      {cmd}" for cmd in item.manual)
+                lines.extend(Verbatim(f"      {cmd}") for cmd in item.manual)
         if item.step.after in AFTER_TEXT:
-            lines.append(f"    {AFTER_TEXT[item.step.after]}")
+            lines.append(Hanging("    ", AFTER_TEXT[item.step.after]))
         lines.append("")
     return lines
+
+
+def _by_hand(indent: str, text: str) -> list[str]:
+    """An instruction that is no command; one that ends in a line for a file ("add to ~/.bashrc: export ...") has
+    that line whole on its own, to copy."""
+    where, sep, code = text.partition(": ")
+    if not sep:
+        return [Hanging(f"{indent}by hand: ", unquote(text))]
+    return [Hanging(f"{indent}by hand: ", f"{where}:"), Verbatim(f"{indent}  {code}")]
 
 
 def _file_lines(item: Preview, write: FileWrite, ctx: Context) -> list[str]:
@@ -81,10 +96,12 @@ def _file_lines(item: Preview, write: FileWrite, ctx: Context) -> list[str]:
         verb = "removes"
     else:
         verb = f"replaces {write.old_code!r} with" if write.old_code else "adds"
+    path = ctx.show_path(write.path)
     if write.kind == "drop-in" and write.old is None:
-        return [f"    {ctx.show_path(write.path)} (a new file) will hold:",
-                *(f"      {line}" for line in write.new.decode("utf-8", errors="replace").splitlines())]
-    return [f"    {ctx.show_path(write.path)} {where} {verb}: {write.new_code}"]
+        return [Hanging("    ", f"{path} (a new file) will hold:", whole=(path,)),
+                *(Verbatim(f"      {line}") for line in write.new.decode("utf-8", errors="replace").splitlines())]
+    return [Hanging("    ", f"{path} {where} {verb}: {write.new_code}",
+                    whole=(path, repr(write.old_code) if write.old_code else "", write.new_code))]
 
 
 def dry_run_footer(previews: list[Preview], again: list[str], replayed: bool) -> list[str]:
@@ -92,14 +109,14 @@ def dry_run_footer(previews: list[Preview], again: list[str], replayed: bool) ->
     the plan), and only that; a replayed snapshot's plan is for the machine it was recorded on."""
     if replayed:
         return ["Dry run of a replayed snapshot: nothing was changed. These steps are for the machine it was "
-                "recorded on; preview them there with `rocm-doctor fix --dry-run`."]
+                "recorded on; preview them there with:", Verbatim("    rocm-doctor fix --dry-run")]
     tail = "".join(f" {shlex.quote(a)}" for a in again)
     lines = ["Dry run: nothing was changed."]
     if any(p.action == APPLY for p in previews):
-        lines += ["To apply the steps marked 'will apply':", f"    rocm-doctor fix{tail}"]
+        lines += ["To apply the steps marked 'will apply':", Verbatim(f"    rocm-doctor fix{tail}")]
     also = " as well" if len(lines) > 1 else ""
     for flag in dict.fromkeys(p.step.flag for p in previews if p.action == NEEDS_FLAG):
-        lines += [f"To apply the steps marked 'needs {flag}'{also}:", f"    rocm-doctor fix {flag}{tail}"]
+        lines += [f"To apply the steps marked 'needs {flag}'{also}:", Verbatim(f"    rocm-doctor fix {flag}{tail}")]
     if all(p.action == ALREADY for p in previews):
         lines.append("Every step is already applied.")
     elif not any(p.action in (APPLY, NEEDS_FLAG) for p in previews):
@@ -112,9 +129,9 @@ def next_lines(previews: list[Preview]) -> list[str]:
     left = [p for p in previews if p.action not in (APPLY, ALREADY)]
     lines = ["Still to do (fix runs none of these):"] if left else []
     for item in left:
-        lines.append(f"  {item.item.number}. {item.step.summary()}")
-        lines.extend(f"      by hand: {text}" for text in item.instructions)
-        lines.extend(f"      {command}" for command in item.manual)
+        lines.append(Hanging(f"  {item.item.number}. ", unquote(item.step.summary())))
+        lines += [line for text in item.instructions for line in _by_hand("      ", text)]
+        lines.extend(Verbatim(f"      {command}") for command in item.manual)
     return lines
 
 
@@ -136,20 +153,25 @@ def history_lines(summaries: list) -> list[str]:
         return ["No fix runs recorded yet."]
     lines = []
     for s in reversed(summaries):
-        lines.append(f"{s.run_id}  {s.status:<11} {s.applied} change(s)  {', '.join(s.findings)}")
-        lines.extend(f"    {c}" for c in s.changes)
+        lines.append(Hanging("", f"{s.run_id}  {s.status:<11} {s.applied} change(s)  {', '.join(s.findings)}"))
+        lines.extend(Hanging("    ", unquote(c)) for c in s.changes)
     return lines
 
 
-def alternative_lines(diagnosis) -> list[str]:
-    """The paths the plan did not take, with their step ids: `fix --only ID` takes one instead."""
+def alternative_lines(diagnosis, again: list[str]) -> list[str]:
+    """The paths the plan did not take, each with why it comes second and the command that previews it in the
+    plan's place (`again`: the options that chose what was diagnosed)."""
+    tail = "".join(f" {shlex.quote(a)}" for a in again)
     lines = []
     for root in diagnosis.root_causes:
         for alt in root.alternatives:
-            ids = ", ".join(s["id"] for s in alt["steps"])
-            label = "workaround" if alt["workaround"] else "alternative"
-            lines.append(f"  - {alt['title']} ({label}" + (f"; {alt['why_not_first']}" if alt["why_not_first"] else "")
-                         + ")" + (f": {ids}" if ids else ""))
+            label = "Workaround" if alt["workaround"] else "Alternative"
+            lines.append(Hanging("  - ", f"{label}: {unquote(alt['title'])}"))
+            if alt["why_not_first"]:
+                lines.append(Hanging("    second because: ", unquote(alt["why_not_first"])))
+            only = "".join(f" --only {shlex.quote(s['id'])}" for s in alt["steps"])
+            if only:
+                lines.append(Verbatim(f"      rocm-doctor fix --dry-run{only}{tail}"))
     if lines:
-        lines = ["Not planned (`rocm-doctor fix --only STEP_ID` takes one instead):"] + lines + [""]
+        lines = ["Not planned (the command under each previews it in the plan's place):"] + lines + [""]
     return lines

@@ -66,7 +66,8 @@ def undo_run(journal: Journal, registry: Optional[EnvRegistry] = None) -> UndoRe
         except (OSError, ValueError) as exc:
             message = str(exc) if isinstance(exc, rcfile.RcFileError) else f"{type(exc).__name__}: {exc}"
             report.items.append(UndoItem(intent["seq"], intent.get("summary", ""), "failed", message))
-            report.error = f"undoing step {intent['seq']} failed: {message}; run `rocm-doctor fix --undo {journal.run_id}` again after fixing it"
+            report.error = (f"undoing step {intent['seq']} failed: {message}; after fixing it, run again: "
+                            f"rocm-doctor fix --undo {journal.run_id}")
             journal.append({"event": "undo-failed", "seq": intent["seq"], "error": message})
             return report
         report.items.append(item)

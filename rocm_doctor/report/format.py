@@ -72,8 +72,14 @@ class Lines(Finished):
         self.lines = lines
 
     def human(self, output: Output, verbose: bool = False) -> None:
+        """In a terminal each line is wrapped as report/wrapping.py's `fold` says (commands whole); in a pipe one
+        line per item."""
+        width = output.width() if output.terminal else None
+        if width:
+            from rocm_doctor.report.wrapping import fold
         for line in self.lines:
-            output.write(line)
+            for part in fold(line, width) if width else (line,):
+                output.write(part)
 
 
 class Format:

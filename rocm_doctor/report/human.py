@@ -18,7 +18,7 @@ from rocm_doctor.report.model import Report
 from rocm_doctor.report.sharing import screen_note
 from rocm_doctor.report.stage_summary import stage_lines
 from rocm_doctor.report.versions import summary
-from rocm_doctor.report.wrapping import wrap
+from rocm_doctor.report.wrapping import quoted_parts, wrap
 
 MARKERS = {
     Status.OK: ("✓", "green"),
@@ -129,7 +129,7 @@ def words(text: str, style: str = "") -> Text:
     """Prose for the terminal: a `quoted` name (Markdown in the checks' texts, for the Markdown report) loses its
     backticks and is shown in bold instead."""
     out = Text(style=style)
-    for n, part in enumerate(text.split("`") if text.count("`") % 2 == 0 else [text]):
+    for n, part in enumerate(quoted_parts(text)):
         out.append(part, style="bold" if n % 2 else "")
     return out
 

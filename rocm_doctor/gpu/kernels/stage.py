@@ -169,6 +169,8 @@ class KernelStage(Stage):
             self._early = None
 
     def skip_reason(self, facts) -> Optional[str]:
+        if self.options.device != "cpu" and facts.get("torch.installed") is False:
+            return "torch is not installed in the target environment (see torch-not-installed)"
         if self.options.device != "cpu" and facts.get("torch.available") is not True:
             return "torch does not see a GPU (torch.cuda.is_available() is not True)"
         return None
