@@ -26,6 +26,7 @@ from rocm_doctor.report import versions
 from rocm_doctor.report.model import Report
 
 MACHINE, STAGES = "machine", "stages"  # what a request observes and judges (Options.scope)
+LIVE_STATE = "gpu-state"  # the area of the checks that judge what each GPU is doing now
 
 
 @dataclass
@@ -83,10 +84,20 @@ def load_snapshot(path: Path) -> Observations:
 
 def _observe_scope(options: Options) -> Observations:
     """What a stage-only command observes: the environment, the platform and the interpreter the stages run in
-    (raises TargetError for a bad --python)."""
+    (raises TargetError for a bad --python), and for a watched stage the GPU's live state before it starts, so what
+    else computes on the GPU or holds its clocks is judged as `check` judges it and explains the figures it lowers."""
     env = dict(os.environ if options.env is None else options.env)
     python, reason = choose_python(options.python, env)
-    return Observations(platform={"os": detect_os()}, env=env, target={"python": python, "reason": reason})
+    platform_os = detect_os()
+    observations = Observations(platform={"os": platform_os}, env=env, target={"python": python, "reason": reason})
+    if options.watch and LIVE_STATE in options.areas:
+        from rocm_doctor.probes.gpu_sample import sampler
+
+        before = Observations.from_dict(sampler(env, platform_os)())
+        observations.commands.update(before.commands)
+        observations.files.update(before.files)
+        observations.probes.update(before.probes)
+    return observations
 
 
 def _collect_live(options: Options, meanwhile: Optional[Callable[[], None]]) -> Observations:

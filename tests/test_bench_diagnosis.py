@@ -27,8 +27,9 @@ def test_the_measured_switch_is_the_root_of_the_low_matmul():
 
 
 def test_bench_is_a_stage_only_request_through_the_pipeline(monkeypatch):
-    """`bench` runs no probe, and its findings are those of the checks that require the bench's facts; the
-    renderers get every line judged from the pipeline's summary."""
+    """`bench` runs no machine-wide probe (only the live GPU state before it), and its findings are those of the
+    checks that require the bench's facts and of the live-state checks; the renderers get every line judged from
+    the pipeline's summary."""
     import copy
 
     from click.testing import CliRunner
@@ -44,7 +45,7 @@ def test_bench_is_a_stage_only_request_through_the_pipeline(monkeypatch):
     monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":0:0")
     done = CliRunner().invoke(cli, ["bench", "--json"])
     document = json.loads(done.output)
-    judging = {c.id for c in load_registry().checks if "bench.figures" in c.requires}
+    judging = {c.id for c in load_registry().checks if "bench.figures" in c.requires or c.area == "gpu-state"}
     assert {f["check"] for f in document["findings"]} == judging
     assert document["diagnosis"]["root_causes"][0]["finding"] == "env-switch-slows:CUBLAS_WORKSPACE_CONFIG"
     assert all("verdict" in line for line in document["analysis"]["lines"])

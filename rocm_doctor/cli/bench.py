@@ -86,7 +86,7 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 @pass_app
 def command(app, quick, as_json, python, device, device_index, sections, preset, verbose, fail_on, collectives=False):
     """Measure matmul, memory, launch, attention and an LLM-shaped decoder against what this GPU should do."""
-    from rocm_doctor.diagnose import STAGES, Options
+    from rocm_doctor.diagnose import LIVE_STATE, STAGES, Options
     from rocm_doctor.gpu.bench import plan as plans
     from rocm_doctor.gpu.bench.stage import BenchStage
     from rocm_doctor.report.bench_view import BenchResult
@@ -96,7 +96,8 @@ def command(app, quick, as_json, python, device, device_index, sections, preset,
     if collectives:  # several GPUs (rocm_doctor.distributed): replaces the single-GPU sections
         bench_collectives(app, python, preset, device)
     stage = BenchStage(preset=preset, device=device, device_index=device_index, sections=sections)
-    report, _facts = run_with_bar(app, Options(python=python, scope=STAGES, stages=[stage]), stage,
+    watched = () if device == "cpu" else (LIVE_STATE,)  # what else runs on the GPU explains what it lowered
+    report, _facts = run_with_bar(app, Options(python=python, scope=STAGES, stages=[stage], areas=watched), stage,
                              len(plans.build(preset, tuple(sections), device=device)), show_progress=not as_json)
     shown = report.stages.get("bench") or {}
     results = shown.get("results") or {}
