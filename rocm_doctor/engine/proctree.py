@@ -9,7 +9,6 @@ doctor's own children, which the doctor did not start itself. Best effort throug
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import glob
 import os
 import signal
@@ -25,7 +24,7 @@ def become_subreaper() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols, libc's among them: no ldconfig run
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False

@@ -14,6 +14,7 @@ CHILD = Path(__file__).with_name("_torch_child.py")
 
 def collect(recorder: Recorder) -> None:
     context = recorder.context
-    recorder.target_command(COMMAND_KEY, [context.python, str(CHILD)], timeout=context.torch_timeout_s,
-                            adapt=child_env)
-    recorder.target_command(GCC_KEY, ["gcc", "--version"])  # the gcc the target environment would run
+    recorder.side_by_side(  # gcc (the one the target environment would run) answers while torch imports
+        lambda: recorder.target_command(COMMAND_KEY, [context.python, str(CHILD)], timeout=context.torch_timeout_s,
+                                        adapt=child_env),
+        lambda: recorder.target_command(GCC_KEY, ["gcc", "--version"]))
