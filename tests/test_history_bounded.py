@@ -77,3 +77,16 @@ def test_runs_are_ordered_by_the_time_the_history_recorded(tmp_path):
 def test_structure_limits_refuse_a_flood_of_empty_lists():
     with pytest.raises(json_text.TooDeep, match="lists and objects"):
         json_text.loads("[" + "[]," * (json_text.MAX_CONTAINERS + 1) + "[]]")
+
+
+@pytest.mark.parametrize("kind,words", [("fifo", "is a named pipe"), ("device", "is a device"),
+                                        ("folder", "is a folder")])
+def test_diff_names_what_a_path_given_to_it_is_instead_of_saying_no_such_file(tmp_path, kind, words):
+    from rocm_doctor.history.sides import HistoryError, find
+
+    path = {"fifo": tmp_path / "run.json", "device": Path("/dev/null"), "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    with pytest.raises(HistoryError) as raised:
+        find(str(path), [])
+    assert words in str(raised.value) and "no such file" not in str(raised.value)

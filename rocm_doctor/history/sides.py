@@ -102,6 +102,8 @@ def find(spec: str, runs: Sequence[store.StoredRun]) -> Side:
         return _from_run(starting[0])
     if starting:
         raise HistoryError(f"{spec} names {len(starting)} runs: give more of the id (`rocm-doctor diff --list`)")
+    if path.exists():  # a folder, a device or a named pipe: the input reader says which, and refuses it
+        return from_file(path)
     raise HistoryError(f"{spec}: no such file, and no stored run with that id or date (`rocm-doctor diff --list`)")
 
 
