@@ -4,6 +4,7 @@ cause and to the check that diagnoses it."""
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.engine.relations import Explains
 from rocm_doctor.knowledge import signatures
 
 from rocm_doctor.checks.signature_fix import fill
@@ -12,6 +13,14 @@ WSL_CHECKS = {"rocm-device-access": "wsl-rocm-support", "rocm-kernel-driver": "w
 # The table has no platform column: rows for messages the Windows runtime prints name the Windows check; off
 # Windows the same text ("no ROCm-capable device is detected") is diagnosed by the torch check.
 NON_WINDOWS_CHECKS = {"windows-gpu-not-enumerated": "torch-cuda-unavailable"}
+UNSUPPORTED_GPU = "gfx-support-matrix"  # the check a message points at when it says ROCm cannot support the GPU
+
+
+def kfd_refuses_gpu(cause, _symptom, facts) -> bool:
+    """A message that KFD does not support the GPU explains /dev/kfd failing to open with 'Cannot allocate
+    memory': a KFD with no GPU it supports has nothing to open (the driver is loaded; no DKMS build changes that)."""
+    return ((cause.data or {}).get("check") == UNSUPPORTED_GPU
+            and (facts.get("rocminfo.status") or {}).get("state") == "kfd-no-memory")
 
 
 def texts(facts) -> list[tuple[str, str]]:
@@ -41,6 +50,7 @@ class KnownErrorSignatures(Check):
     title = "No known GPU error message in torch's output or the given log"
     area = "amd"
     severity = Severity.MEDIUM
+    explains = (Explains("rocm-kernel-driver", kfd_refuses_gpu),)
 
     def run(self, facts):
         sources = texts(facts)

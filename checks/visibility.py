@@ -9,7 +9,7 @@ from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.env_grammar import device_problem, repeated
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
-from rocm_doctor.checks.gpu_state import known_gpus, seen_by
+from rocm_doctor.checks.gpu_state import gpus as gpu_list, known_gpus, seen_by
 from rocm_doctor.checks.symptoms import GPU_WORK
 
 
@@ -24,6 +24,7 @@ class GpuVisibilityEnv(Check):
     def run(self, facts):
         env = facts.env
         gpus = known_gpus(facts)
+        below = _left_below_hip(facts)
         findings = []
         for name in visibility_variables():
             if name not in env:
@@ -47,6 +48,14 @@ class GpuVisibilityEnv(Check):
             elif numbers[0] is not None and numbers[0] < 0:
                 findings.append(self.fail(f"{name}={value} hides every GPU (-1 means none).", fix=unset,
                                           subject=name, evidence=[f"{name}={value!r}"], remediation=where))
+            elif below and name != below[0] and numbers[0] is not None and numbers[0] >= below[1]:
+                rocr, left = below
+                findings.append(self.fail(
+                    f"{name}={value} numbers the GPUs that {rocr}={env[rocr]} leaves (at most {left}, numbered from "
+                    f"0), and its first entry {numbers[0]} names none of them: together the two hide every GPU.",
+                    subject=name, evidence=[f"{rocr}={env[rocr]!r}", f"{name}={value!r}"], fix=unset,
+                    remediation=[f"{rocr} already selects the GPU(s); to keep {name}, use indices from 0 to "
+                                 f"{left - 1}."] + where, data={"variable": name, "below": rocr}))
             elif gpus and all(n is not None and n >= len(gpus) for n in numbers):
                 findings.append(self.fail(
                     f"{name}={value} names only device indices that do not exist ({len(gpus)} GPU(s) seen: "
@@ -72,6 +81,17 @@ class GpuVisibilityEnv(Check):
             else:
                 findings.append(self.info(f"{name}={value} limits which GPUs torch sees.", subject=name))
         return findings or self.ok("no GPU visibility variable is set")
+
+
+def _left_below_hip(facts):
+    """(the variable applied below HIP, how many GPUs it leaves at most) where it is set and readable, else None.
+    The catalog lists the visibility variables in the order the runtimes apply them: ROCR_VISIBLE_DEVICES first,
+    in ROCr below HIP, so HIP's indices count only the GPUs it left. NVIDIA's driver never reads it."""
+    rocr = visibility_variables()[0]
+    entries, bad = parse_visible(facts.env.get(rocr) or "")
+    if not entries or bad or any(g.get("vendor") == "nvidia" for g in gpu_list(facts)):
+        return None
+    return rocr, len(entries)
 
 
 def set_in_rc_file(facts, name: str) -> bool:

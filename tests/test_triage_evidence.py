@@ -1,0 +1,44 @@
+"""What a paste itself shows, read so the cause comes first: a KFD line naming an unsupported chip, and
+ROCR_VISIBLE_DEVICES with HIP_VISIBLE_DEVICES set together. Real pastes from tests/data/triage (cases.json names
+their threads)."""
+
+from pathlib import Path
+
+from rocm_doctor.triage import triage
+
+PASTES = Path(__file__).parent / "data" / "triage" / "pastes"
+PITCAIRN = PASTES / "rocminfo-r9-370-pitcairn-not-supported-in-kfd.txt"  # ROCm/legacy-rocm-build#2232
+MASKS = PASTES / "swarmui-rocr-and-hip-visible-devices-both-1-mask-all-gpus.txt"  # SwarmUI#566
+
+
+def judged(text: str):
+    report, _ = triage([("paste.txt", text.encode())])
+    return report, {f.id: f for f in report.findings}
+
+
+def test_a_kfd_line_naming_an_unsupported_chip_is_the_cause_of_kfd_failing_to_open():
+    report, found = judged(PITCAIRN.read_text())
+    first = report.diagnosis.root_causes[0]
+    assert first.finding.id == "known-error-signatures:kfd-gpu-not-supported"
+    assert "rocm-kernel-driver" in first.symptoms
+    assert not any(i.id.startswith("run-sudo-dkms") for i in report.diagnosis.plan.items)  # no DKMS rebuild fixes it
+
+
+def test_without_the_kfd_line_cannot_allocate_memory_stays_the_kernel_drivers_failure():
+    text = "\n".join(line for line in PITCAIRN.read_text().splitlines() if "kfd kfd" not in line)
+    report, found = judged(text)
+    assert report.diagnosis.root_causes[0].finding.check == "rocm-kernel-driver"
+    assert any(i.id.startswith("run-sudo-dkms") for i in report.diagnosis.plan.items)
+
+
+def test_hip_indices_past_what_rocr_leaves_hide_every_gpu_without_knowing_the_gpu_count():
+    report, found = judged(MASKS.read_text())
+    first = report.diagnosis.root_causes[0].finding
+    assert first.id == "gpu-visibility-env:HIP_VISIBLE_DEVICES" and first.status.value == "fail"
+    assert "ROCR_VISIBLE_DEVICES=1" in first.message and "hide every GPU" in first.message
+
+
+def test_hip_indices_within_what_rocr_leaves_are_a_selection_not_a_fault():
+    report, found = judged(MASKS.read_text().replace("ROCR_VISIBLE_DEVICES=1", "ROCR_VISIBLE_DEVICES=0,1"))
+    assert found["gpu-visibility-env:HIP_VISIBLE_DEVICES"].status.value == "info"
+    assert not any(r.finding.check == "gpu-visibility-env" for r in report.diagnosis.root_causes)
