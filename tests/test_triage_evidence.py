@@ -42,3 +42,22 @@ def test_hip_indices_within_what_rocr_leaves_are_a_selection_not_a_fault():
     report, found = judged(MASKS.read_text().replace("ROCR_VISIBLE_DEVICES=1", "ROCR_VISIBLE_DEVICES=0,1"))
     assert found["gpu-visibility-env:HIP_VISIBLE_DEVICES"].status.value == "info"
     assert not any(r.finding.check == "gpu-visibility-env" for r in report.diagnosis.root_causes)
+
+
+IGPU = PASTES / "rx6600-plus-3400g-igpu-invalid-device-function.txt"  # ROCm/legacy-rocm-build#3401
+
+
+def test_integrated_graphics_beside_a_card_asks_for_rocminfo_first_because_the_order_is_open():
+    report, found = judged(IGPU.read_text())
+    ask = found["paste-not-enough-to-tell"]
+    assert "paste next: rocminfo (it lists the GPUs in HIP's order" in ask.message
+    assert any("Ryzen 5 3400G with Radeon Vega Graphics" in e for e in ask.evidence)
+    alone, found = judged(IGPU.read_text().replace("CPU: AMD Ryzen 5 3400G with Radeon Vega Graphics", ""))
+    assert "paste next: python -m torch.utils.collect_env." in found["paste-not-enough-to-tell"].message
+
+
+def test_a_processor_is_read_as_integrated_graphics_only_when_its_name_says_so():
+    from rocm_doctor.parsers.paste_programs import parse_programs
+
+    said = parse_programs("Name: AMD Ryzen 7 5700G with Radeon Graphics\nCPU: AMD Ryzen 9 7950X 16-Core Processor")
+    assert [a["name"] for a in said["apus"]] == ["AMD Ryzen 7 5700G with Radeon Graphics"]

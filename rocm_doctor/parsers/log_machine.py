@@ -38,7 +38,7 @@ def _add(items: list[dict], seen: set, key, **item) -> None:
 def parse_log(text: str | None) -> dict:
     """{targets: [{gfx, line}], overrides: [{variable, value, line}], torch: [{version, line}], rocm: [{version, line}],
     hip: [{version, line}], pythons: [{prefix, python, line}]}, each in the order the log names them, what the
-    programs in it printed at start-up (rocm_doctor.parsers.paste_programs: programs, env, gpus) and what the GPU
+    programs in it printed at start-up (rocm_doctor.parsers.paste_programs: programs, env, gpus, apus) and what the GPU
     tables in it list (rocm_doctor.parsers.paste_tables: more gpus, with a compute capability `cc` where stated, and
     drivers: [{tool, version, cuda, line}])."""
     out: dict = {"targets": [], "overrides": [], "torch": [], "rocm": [], "hip": [], "pythons": []}
@@ -90,7 +90,7 @@ def _merge_programs(out: dict, seen: dict, programs: dict) -> None:
         parts = item["version"].split(".")
         version = ".".join(parts[:2]) if len(parts) > 2 and len(parts[2]) >= 4 else item["version"]  # HIP's 6.2.41133
         _add(out["rocm"], seen["rocm"], version, version=version, line=item["line"])
-    out.update(programs=programs["programs"], env=programs["env"], gpus=programs["gpus"])
+    out.update(programs=programs["programs"], env=programs["env"], gpus=programs["gpus"], apus=programs["apus"])
 
 
 def _merge_tables(out: dict, seen: dict, tables: dict) -> None:

@@ -38,6 +38,9 @@ _COMFY_DEVICE = re.compile(r"Device: (cuda:\d+|privateuseone:\d+|cpu) (.+?)(?: :
 _COMFY_NAME = re.compile(r"\*\*Name:\*\*\s+(cuda:\d+) (.+?)(?: : (\w+))?\s*$")
 _COLLECT_GPU = re.compile(r"GPU models and configuration: (.+)")
 _GFX = re.compile(r"\b(gfx[0-9a-f]{3,4})\b")
+# AMD names a processor with integrated graphics "... with Radeon [Vega] Graphics" (its /proc/cpuinfo model name and
+# rocminfo's CPU agent): an iGPU that HIP may number before a discrete card
+_APU = re.compile(r"\b(AMD (?:Ryzen|Athlon)\b[\w ]{0,40}? with Radeon(?: [\w-]+){0,3}? Graphics)\b", re.IGNORECASE)
 # a card a ticket names in words: "I have a 6700xt", "RX 7900 XTX", "Radeon RX 6600"
 _CARD = re.compile(r"\b((?:AMD\s+)?(?:Radeon\s+)?RX\s?\d{3,4}(?:\s?(?:XTX|XT|GRE))?)\b", re.IGNORECASE)
 # a ticket's own words: "RX470 (gfx803)", "GPU: AMD Radeon RX 7900 XTX gfx1100"
@@ -55,8 +58,9 @@ def _fields(text: str) -> dict:
 
 def parse_programs(text: str | None) -> dict:
     """{programs: [{name, version, line}], env: [{variable, value, line}], torch: [{version, line}],
-    rocm: [{version, line}], gpus: [{name, gfx, accepted, how, line}]}."""
-    out: dict = {"programs": [], "env": [], "torch": [], "rocm": [], "gpus": []}
+    rocm: [{version, line}], gpus: [{name, gfx, accepted, how, line}], apus: [{name, line}] (processors with
+    integrated graphics)}."""
+    out: dict = {"programs": [], "env": [], "torch": [], "rocm": [], "gpus": [], "apus": []}
     named, env_seen, versions = {}, set(), set()
     for raw in (text or "").splitlines():
         line = raw.strip()[:MAX_LINE]
@@ -84,6 +88,9 @@ def parse_programs(text: str | None) -> dict:
                     versions.add((key, version))
                     out[key].append({"version": version, "line": line[:300]})
         _gpus(line, out["gpus"])
+        apu = _APU.search(line)
+        if apu and all(a["name"] != apu.group(1) for a in out["apus"]):
+            out["apus"].append({"name": apu.group(1), "line": line[:300]})
     return out
 
 
