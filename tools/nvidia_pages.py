@@ -15,7 +15,7 @@ SHIPPED = ("the driver NVIDIA's redistributable for this release carries; NVIDIA
            "lower minimum for the release (it does for 12.8 GA: see that row's disagreement), so a driver between "
            "the two is judged against this one")
 REDIST = {label: f"nvidia-redistrib-{label}-cuda_compat.json.txt" for label in (
-    "13.2.0", "13.2.1", "13.2.2", "13.3.0", "13.3.1")}
+    "13.1.2", "13.2.0", "13.2.1", "13.2.2", "13.3.0", "13.3.1")}
 _LABEL = re.compile(r'^    "release_label": "([0-9.]+)",$', re.M)
 _COMPAT = re.compile(r'^    "cuda_compat": \{\n(?:        .*\n)*?        "version": "([0-9.]+)",$', re.M)
 _SET = re.compile(r'\{% set (driver_version|cuda_version) = "([0-9.]+)" %\}')
