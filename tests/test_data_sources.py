@@ -112,9 +112,13 @@ def test_a_target_only_kfd_knows_is_catalogued_and_listed_by_no_support_row():
 def test_each_cuda_compat_reading_names_its_rows_driver_or_a_recorded_disagreement():
     table = load("nvidia_driver_cuda.json")
     read = [row for row in table["toolkits"] if "toolkit" in row]
-    assert {"CUDA 13.2 GA", "CUDA 13.1 Update 1"} <= {row["release"] for row in read}
+    assert {"CUDA 13.2 GA", "CUDA 13.1 Update 1", "CUDA 13.2 Update 1", "CUDA 13.3 GA",
+            "CUDA 13.3 Update 1"} <= {row["release"] for row in read}
     for row in read:
-        key = row["source"] if row["source"].startswith("CF-COMPAT-") else row["also"][0]
-        quoted = re.search(r'driver_version = "([0-9.]+)"', table["sources"][key]["quote"]).group(1)
-        assert quoted == row["linux"] or row.get("disagreement") == f"{key} names Linux driver {quoted}", row
+        keys = [k for k in [row["source"], *row.get("also", [])] if k.startswith(("CF-COMPAT-", "NV-REDIST-"))]
+        assert keys, row
+        for key in keys:
+            quote = table["sources"][key]["quote"]
+            quoted = re.search(r'(?:driver_version = |"version": )"([0-9.]+)"', quote).group(1)
+            assert quoted == row["linux"] or row.get("disagreement") == f"{key} names Linux driver {quoted}", row
     assert not {f"CUDA {t['release']}" for t in table["after_table"]["toolkits"]} & {r["release"] for r in read}

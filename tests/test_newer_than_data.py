@@ -36,7 +36,7 @@ def run(check_id, values, os="linux"):
     return run_one(REGISTRY.by_id(check_id), facts)
 
 
-@pytest.mark.parametrize("kind,end", [("rocm", "10.0"), ("torch", "2.14"), ("cuda", "13.2"), ("hip-sdk", "7.2")])
+@pytest.mark.parametrize("kind,end", [("rocm", "10.0"), ("torch", "2.14"), ("cuda", "13.3"), ("hip-sdk", "7.2")])
 def test_each_table_says_where_it_ends(kind, end):
     assert currency.ends_at(kind) == end
 
@@ -115,12 +115,12 @@ def test_a_cuda_and_a_driver_newer_than_the_table_are_judged_by_the_driver():
     from rocm_doctor.testing import Case, run_case
 
     check = "nvidia-driver-older-than-torch-cuda"
-    observations = _torch_machine("2.15.0+cu134", "13.4", "/usr/lib/x86_64-linux-gnu/libcuda.so.610.20")
+    observations = _torch_machine("2.15.0+cu134", "13.4", "/usr/lib/x86_64-linux-gnu/libcuda.so.616.20")
     finding, = [f for f in run_case(Case(check=check, expect={}, os="linux", observations=observations, facts={}))
                 if f.check == check]
     assert finding.status.value == "ok", finding.message
-    assert "CUDA 13.4 is newer than rocm-doctor's data (which ends at 13.2)" in " ".join(finding.evidence)
-    assert any("NVIDIA driver 610.20 is newer than rocm-doctor's data" in line for line in finding.evidence)
+    assert "CUDA 13.4 is newer than rocm-doctor's data (which ends at 13.3)" in " ".join(finding.evidence)
+    assert any("NVIDIA driver 616.20 is newer than rocm-doctor's data" in line for line in finding.evidence)
 
 
 def test_a_log_naming_a_rocm_newer_than_the_data_is_not_called_unsupported():

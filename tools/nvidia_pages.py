@@ -1,7 +1,7 @@
-"""Builders for the NVIDIA driver rows conda-forge's cuda-compat recipe gives, read at a commit (saved under
-tests/fixtures/sources/): each recipe names a CUDA toolkit release and the Linux driver whose forward-compatibility
-files it repackages from NVIDIA's redistributable archive, the driver that toolkit release ships with. A recipe that
-names another driver than a row NVIDIA's release notes gave is kept beside the row as its disagreement."""
+"""Builders for the NVIDIA driver rows conda-forge's cuda-compat recipe and NVIDIA's redistributable manifests give,
+read at a commit (saved under tests/fixtures/sources/): each names a CUDA toolkit release and the Linux driver whose
+forward-compatibility files NVIDIA's redistributable archive carries for it, the driver that toolkit release ships
+with. A source that names another driver than a row's own source is kept beside the row as its disagreement."""
 
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ COMPAT = {version: f"conda-forge-cuda-compat-{version}-meta.yaml" for version in
 SHIPPED = ("the driver NVIDIA's redistributable for this release carries; NVIDIA's release-notes table may name a "
            "lower minimum for the release (it does for 12.8 GA: see that row's disagreement), so a driver between "
            "the two is judged against this one")
+REDIST = {label: f"nvidia-redistrib-{label}-cuda_compat.json.txt" for label in (
+    "13.1.2", "13.2.0", "13.2.1", "13.2.2", "13.3.0", "13.3.1")}
+_LABEL = re.compile(r'^    "release_label": "([0-9.]+)",$', re.M)
+_COMPAT = re.compile(r'^    "cuda_compat": \{\n(?:        .*\n)*?        "version": "([0-9.]+)",$', re.M)
 _SET = re.compile(r'\{% set (driver_version|cuda_version) = "([0-9.]+)" %\}')
 
 
@@ -35,8 +39,8 @@ def _key(version: str) -> tuple[int, ...]:
 
 
 def toolkit_drivers(table: dict, texts: dict) -> None:
-    """Each recipe's driver on its toolkit row; a release the table had only as existing (`after_table`) becomes a
-    row that keeps its release-notes page beside the recipe."""
+    """Each recipe's and manifest's driver on its toolkit row; a release the table had only as existing
+    (`after_table`) becomes a row that keeps its release-notes page beside the source of its driver."""
     rows, after = table["toolkits"], table["after_table"]
     pages = {f"CUDA {t['release']}": t["source"] for t in after["toolkits"]}
     for version, saved in COMPAT.items():
@@ -44,24 +48,36 @@ def toolkit_drivers(table: dict, texts: dict) -> None:
         assert found["cuda_version"] == version, f"{saved}: the recipe is for CUDA {found['cuda_version']}"
         driver, key = found["driver_version"], f"CF-COMPAT-{version}"
         table["sources"][key] = source_entry(saved, texts[saved], f'{{% set driver_version = "{driver}" %}}')
-        names = _release_names(version)
-        row = next((r for r in rows if r["release"] in names), None)
-        if row is None or row["source"] == key:
-            built = {"cuda": version.rsplit(".", 1)[0], "release": names[0], "linux": driver, "windows": None,
-                     "source": key, "toolkit": version, "note": SHIPPED}
-            page = next((pages[name] for name in names if name in pages), None) or (row or {}).get("also", [None])[0]
-            if page:
-                built["also"] = [page]
-            if row is None:
-                rows.insert(sum(1 for r in rows if "toolkit" in r and _key(r["toolkit"]) > _key(version)), built)
-            else:
-                rows[rows.index(row)] = built
-        else:
-            row.update(also=[key], toolkit=version)
-            if row["linux"] != driver:
-                row["disagreement"] = f"{key} names Linux driver {driver}"
+        _put(rows, pages, version, driver, key)
+    for version, saved in REDIST.items():
+        text = texts[saved]
+        assert _LABEL.search(text).group(1) == version, f"{saved}: the manifest is for CUDA {_LABEL.search(text)[1]}"
+        driver, key = _COMPAT.search(text).group(1), f"NV-REDIST-{version}"
+        table["sources"][key] = source_entry(saved, text, f'"version": "{driver}"')
+        _put(rows, pages, version, driver, key)
     listed = {r["release"] for r in rows}
     after["toolkits"] = [t for t in after["toolkits"] if not set(_release_names_of(t["release"])) & listed]
+
+
+def _put(rows: list, pages: dict, version: str, driver: str, key: str) -> None:
+    """One source's driver for one toolkit release: a new row resting on it, or a check of the row another source
+    gives (kept beside it, with a disagreement where the drivers differ)."""
+    names = _release_names(version)
+    row = next((r for r in rows if r["release"] in names), None)
+    if row is None or row["source"] == key:
+        built = {"cuda": version.rsplit(".", 1)[0], "release": names[0], "linux": driver, "windows": None,
+                 "source": key, "toolkit": version, "note": SHIPPED}
+        page = next((pages[name] for name in names if name in pages), None) or (row or {}).get("also", [None])[0]
+        if page:
+            built["also"] = [page]
+        if row is None:
+            rows.insert(sum(1 for r in rows if "toolkit" in r and _key(r["toolkit"]) > _key(version)), built)
+        else:
+            rows[rows.index(row)] = built
+        return
+    row.update(also=[k for k in row.get("also", []) if k != key] + [key], toolkit=version)
+    if row["linux"] != driver:
+        row["disagreement"] = f"{key} names Linux driver {driver}"
 
 
 def _release_names_of(release: str) -> tuple[str, ...]:

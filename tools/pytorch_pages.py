@@ -1,5 +1,6 @@
 """Builders for the rows PyTorch's own build scripts give, read at a commit and saved under tests/fixtures/sources/:
-the compute capabilities each CUDA variant of the Linux wheels is built for (.ci/manywheel/build_cuda.sh)."""
+the compute capabilities each CUDA variant of the Linux wheels is built for (.ci/manywheel/build_cuda.sh); and the
+newest torch on PyPI past the table's rows, from PyPI's JSON metadata."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from source_parsers import source_entry
 
 BUILD_CUDA = "pytorch-build_cuda.sh-arch-lists.sh"
 BUILD_CUDA_QUOTE = '12.8) TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};10.0;12.0" ;;'
+PYPI_TORCH = "pypi-torch-2.15.0.json.txt"
 _AARCH64_ONLY = re.compile(r'\$\(\[\[ "\$ARCH" == "aarch64" \]\] && echo "([\d.;]+)" \|\| echo ""\)')
 
 
@@ -48,3 +50,21 @@ def wheel_arch_rows(table: dict, texts: dict) -> None:
         elif "PT-BUILD-CUDA" in row.get("also", []):
             same = all(row[arch] == built[cuda][arch] for arch in ("x86_64", "aarch64"))
             assert same or row.get("disagreement"), f"{index}: the build script gives {built[cuda]}"
+
+
+def newest_on_pypi(table: dict, texts: dict) -> None:
+    """A torch release PyPI has that the table has no row for: its version, the day its wheels were uploaded and
+    the CUDA toolkit its Linux wheels there pin; its download.pytorch.org indexes stay unknown until read."""
+    text = texts[PYPI_TORCH]
+    version = re.search(r'^"version": "([^"]+)"$', text, re.M).group(1)
+    uploaded = sorted(re.findall(r'"upload_time": "(\d{4}-\d\d-\d\d)T', text))[0]
+    cuda = re.search(r'cuda-toolkit\[[^\]]*\]==([\d.]+); platform_system == \\"Linux\\"', text).group(1)
+    minor = ".".join(version.split(".")[:2])
+    assert minor not in {row["torch"] for row in table["releases"]}, f"torch {minor} has a row: drop this"
+    table["sources"]["PYPI-TORCH"] = source_entry(PYPI_TORCH, text, f'"version": "{version}"')
+    table["torch_after_table"] = {
+        "torch": version, "released": uploaded, "pypi_linux_cuda_toolkit": cuda, "source": "PYPI-TORCH",
+        "note": f"torch {version} is on PyPI (wheels uploaded {uploaded}); its Linux wheels there pin cuda-toolkit "
+                f"{cuda}. Its download.pytorch.org ROCm and CUDA indexes were not read (the host does not resolve "
+                "from here), so it has no row in `releases`; a torch newer than the newest row is judged from the "
+                "machine (its own arch list and Requires-Dist)"}

@@ -30,6 +30,8 @@ CM_63_QUOTE = ('`Ubuntu <https://ubuntu.com/about/release-cycle#ubuntu-kernel-re
                '"6.8 GA, 6.11 HWE"')
 CM_LRB = "rocm-compatibility-matrix-7.2.rst"
 CM_LRB_QUOTE = '"ROCm Version", "7.2.4/7.2.3", "7.2.2/7.2.1", "7.1.0"'
+CM_64 = "rocm-compatibility-matrix-6.4.1.rst"
+CM_64_QUOTE = '"ROCm Version", "6.4.1", "6.4.0", "6.3.0"'
 STATUS_RANK = ("supported", "deprecated", "unsupported")
 
 
@@ -97,6 +99,9 @@ def support_rows(table: dict, texts: dict) -> None:
     latest = parse.matrix_table(texts[CM_LRB])
     for minor in ("7.1", "7.2"):
         _check_targets(rows[minor], latest, "CM-LRB")
+    table["sources"]["CM-6.4"] = source_entry(CM_64, texts[CM_64], CM_64_QUOTE)
+    _check_targets(rows["6.4"], parse.matrix_table(texts[CM_64]), "CM-6.4")
+    rows["6.4"]["also"] = ["CM-6.4"] + [k for k in rows["6.4"].get("also", []) if k != "CM-6.4"]
 
 
 # --- os_support.json ----------------------------------------------------------------------------------------------
@@ -187,6 +192,8 @@ def os_rows(table: dict, texts: dict) -> None:
                     "page's kernel table, which is 6.3.3's (CM-6.3)")
     table["sources"]["CM-LRB"] = source_entry(CM_LRB, texts[CM_LRB], CM_LRB_QUOTE)
     _compare_distros(rows["7.1"], _matrix_distros(parse.matrix_table(texts[CM_LRB]), "7.1", {}, {}), "CM-LRB")
+    table["sources"]["CM-6.4"] = source_entry(CM_64, texts[CM_64], CM_64_QUOTE)
+    _compare_distros(rows["6.4"], _matrix_distros(parse.matrix_table(texts[CM_64]), "6.4", {}, {}), "CM-6.4")
     row = rows["7.2"]
     row.update(distros=_matrix_distros(parse.matrix_table(texts[CM_LRB]), "7.2", {}, {}),
                note="kernels and glibc are not in this source")
