@@ -70,7 +70,19 @@ def test_a_pipe_gets_one_line_per_item(doctor):
     text = doctor("fix", "--dry-run", "--from", snapshot).stdout
     plan = json.loads(doctor("fix", "--dry-run", "--json", "--from", snapshot).stdout)
     messages = [s["message"] for s in plan["steps"] if s.get("message")]
-    assert messages and all(f" — {m}" in text for m in messages)  # each message whole on its "fixes:" line
+    assert messages and all(f"    fixes: {m}" in text for m in messages)  # each message whole on its "fixes:" line
+
+
+def test_a_step_says_what_it_fixes_in_words_not_finding_keys(doctor):
+    """The "fixes:" line reads as check said it: no check-id:n key, and a step shared by two findings says so."""
+    snapshot = str(SNAPSHOTS / "windows-env-scopes.json")
+    text = doctor("fix", "--dry-run", "--from", snapshot).stdout
+    plan = json.loads(doctor("fix", "--dry-run", "--json", "--from", snapshot).stdout)
+    keys = [key for step in plan["steps"] for key in step["findings"]]
+    fixes = [line for line in text.splitlines() if line.startswith("    fixes: ")]
+    assert keys and fixes and not any(key in line for key in keys for line in fixes), fixes
+    shared = [step for step in plan["steps"] if len(step["findings"]) > 1]
+    assert shared and "The same step mends 1 other finding." in text
 
 
 def test_advice_steps_lose_their_markdown_backticks(doctor):

@@ -48,8 +48,7 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
     for item in previews:
         lines.append(Hanging(f"{item.item.number:>2}. ", f"{unquote(item.step.summary())}  [{label(item, dry_run)}]  "
                                                          f"({item.item.id})"))
-        message = f" — {unquote(item.item.message)}" if item.item.message else ""
-        lines.append(Hanging("    fixes: ", ", ".join(item.item.findings) + message))
+        lines.append(Hanging("    fixes: ", _fixes(item.item.findings, item.item.message)))
         if item.step.note:
             lines.append(Hanging("    why: ", unquote(item.step.note)))
         if item.variable:
@@ -75,6 +74,14 @@ def plan_lines(previews: list[Preview], ctx: Context, target: str, dry_run: bool
             lines.append(Hanging("    ", AFTER_TEXT[item.step.after]))
         lines.append("")
     return lines
+
+
+def _fixes(findings: list[str], message: str) -> str:
+    """What the step mends in words, as `check` said it; finding keys (check-id:n) only where no words were given."""
+    if not message:
+        return ", ".join(findings)
+    more = len(findings) - 1
+    return unquote(message) + (f" The same step mends {more} other finding{'s' if more != 1 else ''}." if more else "")
 
 
 def _by_hand(indent: str, text: str) -> list[str]:
