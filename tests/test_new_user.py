@@ -465,12 +465,23 @@ def test_check_v_and_the_report_carry_the_versions_block(doctor, tmp_path):
     assert versions["torch"]["value"] == "torch 2.7.1+rocm6.3, ROCm build, HIP 6.3.42131-fa1d09cbd"
     assert versions["GPUs"]["value"] == "AMD Radeon RX 6600 XT (gfx1032)"
     assert not versions["CPU"]["found"] and versions["CPU"]["value"].startswith("not recorded")  # an older snapshot
-    assert versions["ROCm (HIP)"]["value"].startswith("not found: hipconfig not found on PATH")
+    assert versions["ROCm (HIP)"]["value"].startswith("hipconfig not found on PATH")  # the reason, said once
     markdown = doctor("report", "--from", snapshot).stdout
     assert "- torch: torch 2.7.1+rocm6.3, ROCm build" in markdown
     verbose = doctor("check", "-v", "--from", snapshot).stdout
     assert "VERSIONS" in verbose and "  GPUs        AMD Radeon RX 6600 XT (gfx1032)" in verbose
     assert "VERSIONS" not in doctor("check", "--from", snapshot).stdout  # the area lines carry what they found
+
+
+def test_a_version_nothing_looked_for_is_not_called_not_found(doctor):
+    """`check -v` on a snapshot whose glibc was never asked for and whose gcc was never recorded: the block says
+    so, not "not found" (which would claim a look that was not made)."""
+    snapshot = str(SNAPSHOTS / "linux-h200-xid-79-fell-off-the-bus-torch-sees-no-gpu.json")
+    verbose = doctor("check", "-v", "--from", snapshot).stdout
+    block = verbose[verbose.index("VERSIONS"):].split("\n\n", 1)[0]
+    assert "  glibc       ldd --version was not run" in block
+    assert "  gcc         not recorded (a run from before" in block
+    assert "not found: " not in block
 
 
 def test_data_show_summarises_each_table_and_lists_sources_on_request(doctor):

@@ -1,7 +1,8 @@
 """The versions block a support ticket starts with (what torch.utils.collect_env prints): torch and its GPU
 runtime, the driver, the GPUs, CPU, OS, glibc, gcc, numpy and Python, each read from the facts the probes already
-recorded, and each saying "not found" or why when it is absent. A pure function of the facts' plain values, so a
-live run, a snapshot and a report bundle show the same block."""
+recorded, and each saying why when it is absent: the reason alone, since "not found" is wrong for what nothing
+looked for. A pure function of the facts' plain values, so a live run, a snapshot and a report bundle show the
+same block."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def _torch(values, missing) -> tuple[bool, str]:
         return False, f"not installed in {python}"
     if values.get("torch.import_error"):
         return False, f"could not be imported: {values['torch.import_error']}"
-    return False, f"not found: {missing.get('torch.installed') or 'the torch probe did not run'}"
+    return False, f"{missing.get('torch.installed') or 'the torch probe did not run'}"
 
 
 def _driver(values) -> tuple[bool, str]:
@@ -60,14 +61,14 @@ def _driver(values) -> tuple[bool, str]:
     if adapters:
         adrenalin = f" (Adrenalin {windows['adrenalin']})" if windows.get("adrenalin") else ""
         return True, f"{adapters[0].get('description') or 'display driver'} {adapters[0]['driver_version']}{adrenalin}"
-    return False, "not found: torch loaded no NVIDIA driver and the amdgpu module is not loaded"
+    return False, "torch loaded no NVIDIA driver and the amdgpu module is not loaded"
 
 
 def _hip(values, missing) -> tuple[bool, str]:
     hip = values.get("hip.version") or {}
     if hip.get("text"):
         return True, f"HIP {hip['text']} ({hip.get('source') or 'hipconfig'})"
-    return False, f"not found: {missing.get('hip.version') or 'not asked on this platform'}"
+    return False, f"{missing.get('hip.version') or 'not asked on this platform'}"
 
 
 def _gpus(values) -> tuple[bool, str]:
@@ -86,7 +87,7 @@ def _gpus(values) -> tuple[bool, str]:
 def _cpu(values) -> tuple[bool, str]:
     host = values.get("torch.host") or {}
     if not host.get("cpu"):
-        return False, NOT_RECORDED if "torch.host" in values else "not found: the torch probe did not run"
+        return False, NOT_RECORDED if "torch.host" in values else "the torch probe did not run"
     count = f", {host['cpus']} CPUs" if host.get("cpus") else ""
     uses = f"; torch uses {host['cpu_capability']}" if host.get("cpu_capability") else ""
     return True, f"{host['cpu']}{count}{uses}"
@@ -99,14 +100,14 @@ def _os(values) -> tuple[bool, str]:
     name = release.get("pretty_name") or release.get("name")
     if name:
         return True, f"{name}, {kernel}" if kernel else str(name)
-    return bool(kernel), kernel or "not found: the platform was not recorded"
+    return bool(kernel), kernel or "the platform was not recorded"
 
 
 def _glibc(values, missing) -> tuple[bool, str]:
     glibc = values.get("os.glibc") or {}
     if glibc.get("version"):
         return True, f"{glibc.get('libc') or 'glibc'} {glibc['version']}"
-    return False, f"not found: {missing.get('os.glibc') or 'not asked on this platform'}"
+    return False, f"{missing.get('os.glibc') or 'not asked on this platform'}"
 
 
 def _gcc(values) -> tuple[bool, str]:
@@ -114,13 +115,13 @@ def _gcc(values) -> tuple[bool, str]:
     built = f" (torch was built with {host['built_with']})" if host.get("built_with") else ""
     if host.get("gcc"):
         return True, f"{host['gcc']}{built}"
-    return False, f"not found: {host.get('gcc_error') or 'the torch probe did not run'}{built}"
+    return False, f"{host.get('gcc_error') or 'the torch probe did not run'}{built}"
 
 
 def _numpy(values, missing) -> tuple[bool, str]:
     state = values.get("torch.numpy")
     if not isinstance(state, dict):
-        return False, f"not found: {missing.get('torch.numpy') or 'the torch probe did not run'}"
+        return False, f"{missing.get('torch.numpy') or 'the torch probe did not run'}"
     said = str(state.get("torch_warning") or "").split(" (Triggered internally")[0]
     version = state.get("version")
     if said:
@@ -134,4 +135,4 @@ def _python(values) -> tuple[bool, str]:
     python = (values.get("python.target") or {}).get("python")
     if version:
         return True, f"Python {version}" + (f" at {python}" if python else "")
-    return False, f"not found: the torch probe did not start {python or 'the target interpreter'}"
+    return False, f"the torch probe did not start {python or 'the target interpreter'}"
