@@ -260,7 +260,8 @@ def test_cli_update_show_reset(server, data_dir, tmp_path, isolated_env):
     assert shown["active"]["origin"] == "installed" and shown["active"]["data_version"] == v(5)
     assert shown["active"]["signed_by"] == "test signer" and shown["active"]["key_id"] == KEY_ID
     text = cli(["data", "show"], env).stdout
-    assert "Data in use: installed" in text and f"signed by test signer (key {KEY_ID})" in text
+    assert f"Data in use: an installed update, version {v(5)}" in text and f"signed by test signer (key {KEY_ID})" in text
+    assert "Built into rocm-doctor: version " in text  # what `data reset` goes back to
 
     assert cli(["data", "reset"], env).returncode == 0
     assert json.loads(cli(["data", "show", "--json"], env).stdout)["active"]["origin"] == "embedded"

@@ -490,6 +490,8 @@ def test_data_show_summarises_each_table_and_lists_sources_on_request(doctor):
     tables = json.loads(doctor("data", "show", "--json").stdout)["tables"]
     lines = summary.stdout.splitlines()
     assert len(lines) < len(tables) + 10 and "[AMD-ARCH]" not in summary.stdout
+    assert lines[0].startswith("Data in use: the copy built into rocm-doctor, version ")  # words, not "embedded"
+    assert not any(line.startswith("Built into rocm-doctor") for line in lines)  # the first line said it
     catalog = next(t for t in tables if t["name"] == "gpu_catalog.json")
     assert any(line.startswith(f"gpu_catalog.json: {len(catalog['sources'])} source(s), ") for line in lines)
     listed = doctor("data", "show", "--sources").stdout

@@ -31,14 +31,18 @@ def show(app, as_json, sources):
         app.show(DataResult(info), "json")
         return
     active = info["active"]
-    click.echo(f"Data in use: {active['origin']} — version {active.get('data_version') or 'unknown'}"
-               f" ({active.get('generated') or 'undated'})")
+    version = f"version {active.get('data_version') or 'unknown'} ({active.get('generated') or 'undated'})"
     if active["origin"] == "installed":
+        click.echo(f"Data in use: an installed update, {version}")
         click.echo(f"  from {active['source']}, installed {active['installed_at']}, in {active['folder']}")
         click.echo(f"  signed by {active['signed_by']} (key {active['key_id']})")
+    else:
+        click.echo(f"Data in use: the copy built into rocm-doctor, {version}")
     embedded = info["embedded"]
-    click.echo(f"Embedded data: version {embedded.get('data_version') or 'unknown'} ({embedded.get('generated') or 'undated'})"
-               + ("" if embedded["manifest"] else " — no data/manifest.json in this build"))
+    if active["origin"] == "installed" or not embedded["manifest"]:  # else the line above said it
+        click.echo(f"Built into rocm-doctor: version {embedded.get('data_version') or 'unknown'} "
+                   f"({embedded.get('generated') or 'undated'})"
+                   + ("" if embedded["manifest"] else " — no data/manifest.json in this build"))
     click.echo(f"User data folder: {info['user_data_dir']} (set {update.DIR_ENV} to move it)")
     click.echo(f"Update channel: {info['channel']}")
     click.echo("")
