@@ -100,7 +100,7 @@ def _signature_remediation(records) -> list[str]:
 class GpuKernelsFailed(_KernelStageCheck):
     id = "gpu-kernels-failed"
     judges_cases = False
-    title = "Operator kernels run on the GPU without errors"
+    title = "Operator kernels run without errors"
     severity = Severity.HIGH
 
     def evidence_on(self, facts):
