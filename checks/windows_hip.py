@@ -120,7 +120,14 @@ class HipSdkVersionMismatch(Check):
                          for scope in ("process", "user", "machine") if hip_path.get(scope)],
                 )
             )
-        return out or self.ok(f"HIP_PATH points to HIP SDK {version}" + (f", matching torch's HIP {torch_hip}" if torch_hip else ""))
+        same = (f", matching torch's HIP {torch_hip}" if _version_prefix(torch_hip, version) else
+                f", the same major release as torch's HIP {torch_hip}") if torch_hip else ""
+        return out or self.ok(f"HIP_PATH points to HIP SDK {version}{same}")
+
+
+def _version_prefix(full: str, short: str) -> bool:
+    """7.2.26024 is the SDK 7.2 torch was built with; 7.1 is not (the check judges by major release only)."""
+    return f"{full}.".startswith(f"{short}.")
 
 
 class WindowsGpuNotEnumerated(Check):

@@ -518,3 +518,11 @@ def test_the_guide_says_a_machine_without_a_gpu_gets_the_cpu_build_first():
     guide = " ".join(GUIDE.read_text(encoding="utf-8").split())
     assert "With **No GPU found** on Linux and no torch in the environment, the plan installs the CPU build" in guide
     assert "The GPU build comes under it as a labelled alternative" in guide
+
+
+def test_an_older_hip_sdk_is_not_called_a_match_for_torchs_hip(doctor):
+    """`check -v` on Windows with HIP SDK 7.1 and torch built with HIP 7.2: the passing line says what it compared
+    (the major release), not that the versions match."""
+    shown = doctor("check", "-v", "--from", str(SNAPSHOTS / "windows-no-device.json")).stdout
+    assert "HIP SDK 7.1, the same major release as torch's HIP 7.2.26024" in " ".join(shown.split())
+    assert "matching torch's HIP" not in shown
