@@ -240,9 +240,9 @@ class TorchSeesGpu(Check):
         if (facts.os == "windows" and flavour == "rocm" and isinstance(hipinfo, dict) and not hipinfo.get("devices")
                 and not hipinfo.get("error") and not hipinfo.get("timed_out")):
             # hipInfo ran and lists no device: the cause is below torch, and that finding says which
-            cause = " The HIP runtime itself finds no GPU (hipInfo): see windows-gpu-not-enumerated for the cause."
-            remediation.insert(0, "Fix what windows-gpu-not-enumerated reports first: torch cannot see a GPU the "
-                                  "HIP runtime does not list.")
+            cause = " The HIP runtime itself lists no GPU (hipInfo), so the cause is below torch."
+            remediation.insert(0, "First make the HIP runtime list the GPU (the hipInfo finding): torch cannot see a "
+                                  "GPU the HIP runtime does not list.")
         return self.fail(
             f"this {flavour_name(flavour)} build of torch cannot reach any GPU"
             + (f"; torch says: {said}" if said else " (torch gave no reason).") + cause,

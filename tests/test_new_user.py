@@ -526,3 +526,11 @@ def test_an_older_hip_sdk_is_not_called_a_match_for_torchs_hip(doctor):
     shown = doctor("check", "-v", "--from", str(SNAPSHOTS / "windows-no-device.json")).stdout
     assert "HIP SDK 7.1, the same major release as torch's HIP 7.2.26024" in " ".join(shown.split())
     assert "matching torch's HIP" not in shown
+
+
+def test_a_symptom_under_its_cause_does_not_point_back_at_it_by_id(doctor):
+    """Windows, hipInfo lists no GPU: torch's "cannot reach any GPU" is shown under that cause, in words."""
+    shown = doctor("check", "--from", str(SNAPSHOTS / "windows-no-device.json")).stdout
+    explains = shown[shown.index("This also explains:"):].split("\n\n", 1)[0]
+    assert "lists no GPU (hipInfo), so the cause is below torch" in " ".join(explains.split())
+    assert "windows-gpu-not-enumerated" not in explains
