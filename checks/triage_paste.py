@@ -34,6 +34,7 @@ class PasteNotEnoughToTell(Check):
     title = "The paste holds enough to name a cause"
     area = "rocm-doctor"
     severity = Severity.MEDIUM
+    undecided = True
     requires = ("paste.summary", "log.machine", "user.log")
 
     def run(self, facts):

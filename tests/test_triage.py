@@ -48,6 +48,17 @@ def test_a_paste_with_nothing_known_is_not_enough_to_tell_and_says_what_to_paste
     assert finding.status.value == "warn" and finding.message.startswith("Not enough to tell")
     assert finding.remediation[0] == "Paste the output of: rocminfo"
     assert report.diagnosis.root_causes[0].finding.id == "paste-not-enough-to-tell"
+    assert report.diagnosis.verdict == "not-enough-to-tell"  # not "works, with problems": nothing was judged
+    assert report.diagnosis.headline.startswith("Not enough to tell: the paste holds no message")
+
+
+def test_a_thin_paste_reads_not_enough_to_tell_from_the_headline_to_the_footer(tmp_path):
+    paste = tmp_path / "note.txt"
+    paste.write_text("it does not work, please help\n")
+    done = CliRunner().invoke(main, ["triage", str(paste)])
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert any(line.startswith("Not enough to tell: ") for line in lines[:4]), done.output
+    assert lines[-1].startswith("Not enough to tell: ") and "Works" not in done.output, done.output
 
 
 def test_the_paste_is_never_compared_with_this_machines_interpreter():

@@ -21,6 +21,7 @@ VERDICTS = {
 }
 HEALTHY = ("healthy", "Healthy")
 NO_GPU = ("no-gpu", "No GPU found")
+UNDECIDED = ("not-enough-to-tell", "Not enough to tell")  # every problem is that the input settles nothing
 # what to look at when no GPU is seen at all (docs/guide.md's verdict table says the same)
 NO_GPU_HINTS = ("the card is seated", "the driver is loaded", "a container was given the GPU devices",
                 "WSL has the GPU driver")
@@ -39,7 +40,7 @@ def no_gpu_seen(facts) -> Optional[str]:
 
 def verdict_word(verdict: str) -> str:
     """The words a user reads for a verdict key ("works-with-problems" -> "Works, with problems")."""
-    return dict([*VERDICTS.values(), HEALTHY, NO_GPU]).get(verdict, verdict)
+    return dict([*VERDICTS.values(), HEALTHY, NO_GPU, UNDECIDED]).get(verdict, verdict)
 
 
 @dataclass
@@ -113,6 +114,10 @@ def build(findings: list[Finding], no_gpu: Optional[str] = None) -> Diagnosis:
         _plan_root(root, builder)
     worst = max((f.status for f in problems), key=lambda s: s.rank) if problems else None
     verdict, word = NO_GPU if no_gpu and worst is not Status.ERROR else VERDICTS.get(worst, HEALTHY)
+    if problems and all(f.undecided for f in problems):
+        verdict, word = UNDECIDED
+        return Diagnosis(verdict, f"{word}: {roots[0].finding.message.removeprefix(word + ': ')}", roots,
+                         builder.plan)
     headline = _headline(word, roots)
     if verdict == NO_GPU[0]:
         headline = f"{word}: {no_gpu}" + (f"; {headline[len(word) + 2:]}" if roots else ".")

@@ -83,6 +83,9 @@ class Finding:
     explains: list[str] = field(default_factory=list)  # ids of findings this one explains
     confirmed_by: list[dict[str, Any]] = field(default_factory=list)  # evidence that showed it: {kind, detail, ...}
     refuted_by: list[dict[str, Any]] = field(default_factory=list)  # evidence that showed it did not happen
+    # Set by the check: this problem is that the input could not settle anything (a paste too thin to judge), so the
+    # verdict says "not enough to tell" instead of one about the machine.
+    undecided: bool = False
 
     @property
     def is_problem(self) -> bool:
@@ -160,6 +163,8 @@ class Check:
     # Findings of other checks that a problem found by this one explains: check ids (fnmatch patterns allowed) or
     # rocm_doctor.engine.relations.Explains edges with a condition. Read by the relations pass, never by `run`.
     explains: ClassVar[tuple[Any, ...]] = ()
+    # True for a check whose problem means the input settles nothing (then the verdict is "Not enough to tell").
+    undecided: ClassVar[bool] = False
 
     def run(self, facts: "Facts") -> Outcome:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -205,6 +210,7 @@ class Check:
             data=data or {},
             fix=list(fix),
             alternatives=list(alternatives),
+            undecided=status in PROBLEMS and self.undecided,
         )
 
     @staticmethod

@@ -16,7 +16,7 @@ from rocm_doctor.history import store
 from rocm_doctor.parsers import json_text
 
 # best first; a verdict not listed ranks below every listed one
-VERDICT_ORDER = ("healthy", "no-gpu", "works-with-problems", "incomplete", "broken")
+VERDICT_ORDER = ("healthy", "no-gpu", "not-enough-to-tell", "works-with-problems", "incomplete", "broken")
 DATE = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 
 
