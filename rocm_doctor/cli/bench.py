@@ -7,7 +7,7 @@ from typing import Any, Optional
 import click
 
 from rocm_doctor.cli.app import EXIT_CANNOT_RUN, DoctorUsageError, diagnosed, pass_app
-from rocm_doctor.cli.options import DeviceChoice, fail_on_option, python_option
+from rocm_doctor.cli.options import DeviceChoice, fail_on_option, no_torch, python_option
 from rocm_doctor.gpu.bench.plan import PRESETS, SECTION_ORDER, TITLES
 
 FIGURES = (("median_tflops", "TFLOP/s"), ("tflops", "TFLOP/s"), ("median_gbs", "GB/s"), ("gbs", "GB/s"),
@@ -128,7 +128,7 @@ def cannot_run(results: dict[str, Any], why: str, target: str, device: str) -> s
     what stopped its child."""
     imported = (results.get("header") or {}).get("import") or {}
     if imported and not imported.get("ok", True) and "No module named 'torch'" in str(imported.get("error")):
-        return f"torch is not installed in {target}; install it there, or name the interpreter that has it with --python"
+        return no_torch(target)
     if (results.get("header") or {}).get("device", {}).get("error") and device != "cpu":
         return f"no GPU: {why}; --device cpu measures the CPU instead"
     return f"the benchmark could not run: {why}"

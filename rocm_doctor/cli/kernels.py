@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from rocm_doctor.cli.app import DoctorUsageError, diagnosed, pass_app
-from rocm_doctor.cli.options import (DeviceChoice, Seconds, fail_on_option, force_option, python_option,
-                                     refuse_to_overwrite)
+from rocm_doctor.cli.options import (DeviceChoice, Seconds, fail_on_option, force_option, no_torch,
+                                     python_option, refuse_to_overwrite)
 
 CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", "norm", "pooling", "softmax",
               "embedding", "index", "sort", "fft", "rng", "sdpa", "autocast", "jit", "streams", "devices")
@@ -82,7 +82,7 @@ def cannot_run(stage: dict, interpreter: str, device: str) -> str:
     fatal = (stage.get("suite") or {}).get("fatal") or {}
     error = str(fatal.get("error") or "")
     if fatal.get("stage") == "import" and "No module named 'torch'" in error:
-        return f"torch is not installed in {interpreter}; install it there, or name the interpreter that has it with --python"
+        return no_torch(interpreter)
     if fatal.get("stage") == "device" and device != "cpu":
         return f"no GPU: {error}; --device cpu runs the kernels on the CPU instead"
     return ""
