@@ -52,22 +52,19 @@ class Options:
 
 
 def observe(options: Options, meanwhile: Optional[Callable[[], None]] = None) -> Observations:
-    """Live collection, or the snapshot given with --from (raises SnapshotError / TargetError on bad input).
-    `meanwhile` runs while the probes wait on their commands; a replay runs it first.
+    """Live collection, a stage-only command's few observations, or the snapshot given with --from (raises
+    SnapshotError / TargetError on bad input). `meanwhile` runs while the probes wait on their commands; where no
+    probe runs, it runs first.
 
     A log given with `check --log` joins the observations either way, so a maintainer can replay a user's snapshot
     together with the user's log.
     """
-    if options.from_file is not None:
-        if meanwhile is not None:
-            meanwhile()
-        observations = load_snapshot(options.from_file)
-    elif options.scope == STAGES:
-        if meanwhile is not None:
-            meanwhile()
-        observations = _observe_scope(options)
-    else:
+    if options.from_file is None and options.scope == MACHINE:
         observations = _collect_live(options, meanwhile)
+    else:
+        if meanwhile is not None:
+            meanwhile()
+        observations = load_snapshot(options.from_file) if options.from_file is not None else _observe_scope(options)
     if options.log is not None:
         observations.add_probe(USER_LOG_KEY, options.log)
     return observations
