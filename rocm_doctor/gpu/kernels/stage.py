@@ -21,7 +21,7 @@ from rocm_doctor.interpret import stage_results
 from rocm_doctor.parsers.gfx import base_gfx
 
 FACT_KEY = "gpu.kernels"
-GPU_NODES = ("/dev/nvidiactl", "/dev/kfd", "/dev/dxg")  # NVIDIA, ROCm, WSL: a GPU driver is there
+GPU_NODES = tuple(node for _, node in liblogs.VENDOR_NODES) + ("/dev/dxg",)  # NVIDIA, ROCm, WSL: a GPU driver is there
 
 
 @dataclass
