@@ -12,17 +12,18 @@ from rocm_doctor.knowledge import overrides, wheels
 from rocm_doctor.knowledge.store import load
 
 from rocm_doctor.checks.amd_common import (arch_list, covered, effective_gfx, gpus, integrated, label, override_for,
-                                           real_gfx)
+                                           real_gfx, recommended_override)
 from rocm_doctor.checks.torch_install import flavour_name
 
 SOURCE_BUILD = ("Build torch for it from a pytorch checkout with PYTORCH_ROCM_ARCH set to {gfx} "
                 "(https://github.com/pytorch/pytorch#amd-rocm-support).")
 
 
-def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
+def remedies(facts, gpu: dict, gfx: str, archs: list[str] | None) -> tuple[list, list]:
     """(preferred steps, alternatives). A torch built for `gfx` removes the cause and comes first (a
-    download.pytorch.org index, else AMD's TheRock multi-arch index with the gfx's device extra); an override to a
-    compatible family target (Linux/WSL) is a workaround with this torch; building from source is the last resort."""
+    download.pytorch.org index, else AMD's TheRock multi-arch index with the gfx's device extra); the override
+    gpu.targets recommends for `gpu` (a compatible family target, Linux/WSL) is a workaround with this torch;
+    building from source is the last resort."""
     python = target_python(facts, "python")
     base = load("torch_wheels.json")["index_base"]
     paths = []  # (title, step, workaround)
@@ -36,7 +37,7 @@ def remedies(facts, gfx: str, archs: list[str] | None) -> tuple[list, list]:
         paths.append((f"install AMD's TheRock {multi['channel']} multi-arch torch for {gfx}", install_into(
             facts.get("python.target"), python, [multi["torch"]], multi["index"], extra_args=["--force-reinstall"],
             note=f"TheRock multi-arch wheels build {gfx}"), False))
-    value = overrides.recommended(gfx) if facts.os != "windows" else None
+    value = recommended_override(facts, gpu) if facts.os != "windows" else None
     if value and (archs is None or covered(archs, overrides.target_of(value))):
         target = overrides.target_of(value)
         paths.append((f"keep this torch and run {target} code on {gfx} (same family) with HSA_OVERRIDE_GFX_VERSION",
@@ -101,7 +102,7 @@ class GfxNotInTorchArchList(Check):
             return self.info(f"torch has no {gfx} code, but {override[0]}={override[1]} makes the runtime load its "
                              f"{runs} code for {label(gpu)} (same family)", subject=subject,
                              evidence=evidence + [f"{override[0]}={override[1]}"])
-        fix, alternatives = remedies(facts, gfx, archs)
+        fix, alternatives = remedies(facts, gpu, gfx, archs)
         message = (f"torch {facts.get('torch.version')} has no code for {label(gpu)}'s {gfx}: GPU work fails with "
                    "hipErrorNoBinaryForGpu or 'HIP error: invalid device function'.")
         if override:
@@ -121,7 +122,7 @@ class GfxNotInTorchArchList(Check):
             return self.skip(f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch)")
         findings = []
         for gpu, gfx in missing:
-            fix, alternatives = remedies(facts, gfx, None)
+            fix, alternatives = remedies(facts, gpu, gfx, None)
             findings.append(self.with_fix(self.warn(
                 f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch), and the ROCm wheels "
                 f"of {name} have no code for {label(gpu)}'s {gfx} either: installing them alone "

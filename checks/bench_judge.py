@@ -67,9 +67,19 @@ def verdict(fraction: Optional[float], good: float, low: float) -> str:
     return VERY_LOW
 
 
-def slows(comparison: dict[str, Any]) -> bool:
+def slowed(figure: dict[str, Any]) -> bool:
     """A figure a switch's re-run moved is better without the switch by more than its run-to-run variation."""
-    return any(figure["speedup"] >= slows_at(figure["key"]) for figure in comparison["figures"])
+    return figure["speedup"] >= slows_at(figure["key"])
+
+
+def helped(figure: dict[str, Any]) -> bool:
+    """A figure a switch's re-run moved is worse without the switch by more than its run-to-run variation."""
+    return figure["speedup"] <= 1 / slows_at(figure["key"])
+
+
+def slows(comparison: dict[str, Any]) -> bool:
+    """The switch slowed some figure its re-run moved."""
+    return any(slowed(figure) for figure in comparison["figures"])
 
 
 def matmul_thresholds(gfx: str, dtype: str) -> dict[str, Any]:
@@ -342,15 +352,14 @@ def _switches(compared: list[dict], lines: list[dict]) -> None:
             line = by_key[figure["key"]]
             if line["verdict"] not in SHORT:
                 continue
-            threshold = slows_at(figure["key"])
-            if comparison["slows"] and figure["speedup"] >= threshold and not comparison["unreliable"]:
+            if comparison["slows"] and slowed(figure) and not comparison["unreliable"]:
                 line["explanation"] = f"{name} is set, and a re-run without it in a fresh child measured " \
                                       + describe(figure)
                 line["remedy"] = [f"Unset {comparison['variable']} (see the finding "
                                   f"env-switch-slows:{comparison['variable']})."]
             else:
-                effect = ("it helps" if figure["speedup"] <= 1 / threshold else
-                          f"{figure['speedup']:.2f}x, under the {threshold}x told apart from run-to-run variation")
+                effect = ("it helps" if helped(figure) else f"{figure['speedup']:.2f}x, under the "
+                          f"{slows_at(figure['key'])}x told apart from run-to-run variation")
                 line["explanation"] = "; ".join(filter(None, [line["explanation"], (
                     f"{name} is set, but a re-run without it measured {figure['without']:.3g} {figure['unit']} "
                     f"({effect})")]))

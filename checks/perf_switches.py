@@ -3,9 +3,10 @@ benchmark ran, judged by what a re-run of the sections it moves, in a fresh chil
 
 The re-runs and the figure-by-figure comparison come from the bench (the fact bench.figures, "observed"); this
 check decides: a switch slows the benchmark when a figure it moves is better without it by more than that figure's
-run-to-run variation (`slows_at`; then it is the cause of those bench findings, with the step to unset it); one that
-much worse without it helps, one in between is harmless (both info); not re-run, the finding says why. A logging or debug switch the
-re-run measured harmless refutes the static gpu-library-logging-enabled warning (`evidence_on`).
+run-to-run variation (bench_judge.slowed; then it is the cause of those bench findings, with the step to unset it);
+one that much worse without it helps (bench_judge.helped), one in between is harmless (both info); not re-run, the
+finding says why. A logging or debug switch the re-run measured harmless refutes the static
+gpu-library-logging-enabled warning (`evidence_on`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, same_subject
 from rocm_doctor.checks.bench import FIGURES, check_of
-from rocm_doctor.checks.bench_judge import slows
-from rocm_doctor.knowledge.perf_switches import describe, slows_at
+from rocm_doctor.checks.bench_judge import helped, slowed, slows
+from rocm_doctor.knowledge.perf_switches import describe
 
 
 def slowed_by(cause, symptom, _facts=None) -> bool:
@@ -76,17 +77,17 @@ class EnvSwitchSlows(Check):
             why = "; ".join(doubt) or "the re-run measured none of the figures it moves"
             return self.info(f"{name} is set; the re-run without it could not tell its effect: {why}.",
                              subject=variable, evidence=evidence, data=data)
-        slowed = [f for f in figures if f["speedup"] >= slows_at(f["key"])]
-        if not slowed:
+        slowed_figures = [f for f in figures if slowed(f)]
+        if not slowed_figures:
             worst = min(figures, key=lambda f: f["speedup"])
-            helps = worst["speedup"] <= 1 / slows_at(worst["key"])
+            helps = helped(worst)
             return self.info(f"{name} is set and {'helps here' if helps else 'measured harmless here'}: a re-run "
                              f"without it measured {describe(worst if helps else max(figures, key=_change))}.",
                              subject=variable, evidence=evidence, data=dict(data, helps=helps))
-        keys = {f["key"] for f in slowed}
+        keys = {f["key"] for f in slowed_figures}
         data["slowed_checks"] = sorted({check_of(l["figure"]) for l in measured["lines"]
                                         if l["key"] in keys and l.get("figure")})
-        best = max(slowed, key=lambda f: f["speedup"])
+        best = max(slowed_figures, key=lambda f: f["speedup"])
         return self.warn(
             f"{name} slows this machine's work: a re-run without it, in a fresh child, measured {describe(best)}. "
             f"What it does: {row['changes']}.", subject=variable, evidence=evidence, data=data,

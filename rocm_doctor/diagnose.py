@@ -52,22 +52,19 @@ class Options:
 
 
 def observe(options: Options, meanwhile: Optional[Callable[[], None]] = None) -> Observations:
-    """Live collection, or the snapshot given with --from (raises SnapshotError / TargetError on bad input).
-    `meanwhile` runs while the probes wait on their commands; a replay runs it first.
+    """Live collection, a stage-only command's few observations, or the snapshot given with --from (raises
+    SnapshotError / TargetError on bad input). `meanwhile` runs while the probes wait on their commands; where no
+    probe runs, it runs first.
 
     A log given with `check --log` joins the observations either way, so a maintainer can replay a user's snapshot
     together with the user's log.
     """
-    if options.from_file is not None:
-        if meanwhile is not None:
-            meanwhile()
-        observations = load_snapshot(options.from_file)
-    elif options.scope == STAGES:
-        if meanwhile is not None:
-            meanwhile()
-        observations = _observe_scope(options)
-    else:
+    if options.from_file is None and options.scope == MACHINE:
         observations = _collect_live(options, meanwhile)
+    else:
+        if meanwhile is not None:
+            meanwhile()
+        observations = load_snapshot(options.from_file) if options.from_file is not None else _observe_scope(options)
     if options.log is not None:
         observations.add_probe(USER_LOG_KEY, options.log)
     return observations
@@ -86,14 +83,12 @@ def _observe_scope(options: Options) -> Observations:
     """What a stage-only command observes: the environment, the platform and the interpreter the stages run in
     (raises TargetError for a bad --python), and for a watched stage the GPU's live state before it starts, so what
     else computes on the GPU or holds its clocks is judged as `check` judges it and explains the figures it lowers."""
-    env = dict(os.environ if options.env is None else options.env)
+    env = _env(options)
     python, reason = choose_python(options.python, env)
     platform_os = detect_os()
     observations = Observations(platform={"os": platform_os}, env=env, target={"python": python, "reason": reason})
     if options.watch and LIVE_STATE in options.areas:
-        from rocm_doctor.probes.gpu_sample import sampler
-
-        before = Observations.from_dict(sampler(env, platform_os)())
+        before = Observations.from_dict(_sampler(env, platform_os)())
         observations.commands.update(before.commands)
         observations.files.update(before.files)
         observations.probes.update(before.probes)
@@ -101,7 +96,7 @@ def _observe_scope(options: Options) -> Observations:
 
 
 def _collect_live(options: Options, meanwhile: Optional[Callable[[], None]]) -> Observations:
-    env = dict(os.environ if options.env is None else options.env)
+    env = _env(options)
     python, reason = choose_python(options.python, env)
     context = ProbeContext(
         python=python,
@@ -156,13 +151,18 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
 
 def _start_early(options: Options) -> None:
     """Let the stages begin what needs no facts (the kernel suite's children import torch) while the probes run."""
-    env = dict(os.environ if options.env is None else options.env)
+    env = _env(options)
     try:
         python, _ = choose_python(options.python, env)
     except Exception:  # observing raises the same error with its message
         return
     for stage in options.stages:
         stage.start_early(python, env)
+
+
+def _env(options: Options) -> dict[str, str]:
+    """The environment a request observes and its stages run in: the doctor's own unless the caller gave one."""
+    return dict(os.environ if options.env is None else options.env)
 
 
 def _say(options: Options, text: str) -> None:
@@ -197,7 +197,7 @@ def _judge(observations: Observations, registry, selection: Selection, options: 
         from rocm_doctor.stages import replayed
 
         stage_list = replayed()
-    sample = live_sampler(facts) if live and stage_list and options.watch else None
+    sample = _sampler(facts.env, facts.os) if live and stage_list and options.watch else None
     staged = run_stages(stage_list, registry, facts, findings, selection, replay=not live,
                         progress=options.progress, sample=sample, asked=scoped)
     findings = relations.link(staged.findings, registry.checks, facts)
@@ -219,8 +219,9 @@ def _of_areas(registry: Registry, areas: Sequence[str]) -> Registry:
     return Registry(checks=[c for c in registry.checks if c.area in areas], problems=registry.problems)
 
 
-def live_sampler(facts: Facts):
-    """Samples of the live GPU state for the stages to run between (the same tools the live-state probe uses)."""
+def _sampler(env: Mapping[str, str], platform_os: str):
+    """Samples of the live GPU state: the one before a watched stage-only command, and those a live run's stages
+    run between (the same tools the live-state probe uses)."""
     from rocm_doctor.probes.gpu_sample import sampler
 
-    return sampler(facts.env, facts.os)
+    return sampler(env, platform_os)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from rocm_doctor.checks import collectives_expectations as expectations
 from rocm_doctor.knowledge.collectives_env import transport_settings
-from rocm_doctor.parsers.collectives_formulas import algbw_gbs, bus_factor, busbw_gbs, op_bytes
+from rocm_doctor.parsers.collectives_formulas import algbw_gbs, bus_factor, busbw_gbs
 from rocm_doctor.distributed.launch import Watchdogs
 from rocm_doctor.distributed.local import LocalOptions, run_local
 from rocm_doctor.distributed.results import assemble, describe_hang
@@ -56,9 +57,21 @@ def test_algbw_and_busbw():
         bus_factor("gather_scatter", 2)
 
 
-def test_op_bytes_counts_the_whole_all_gather_array():
-    assert op_bytes("all_reduce", 1024, 3) == (1024, 256)
-    nbytes, per_rank = op_bytes("all_gather", 1024, 3)
+def test_op_size_counts_the_whole_all_gather_array():
+    """The sizes the collectives child measures (it runs stand-alone, so it is loaded here by path)."""
+    saved = sys.modules.get("_doctor_childlib")
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "rocm_doctor", "distributed", "_collectives_child.py")
+    spec = importlib.util.spec_from_file_location("_doctor_collectives_child_under_test", path)
+    child = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(child)
+    finally:
+        if saved is None:
+            sys.modules.pop("_doctor_childlib", None)
+        else:
+            sys.modules["_doctor_childlib"] = saved
+    assert child.op_size("all_reduce", 1024, 3) == (1024, 256)
+    nbytes, per_rank = child.op_size("all_gather", 1024, 3)
     assert per_rank == 85 and nbytes == 85 * 3 * 4
 
 

@@ -173,3 +173,15 @@ def test_the_ab_takes_the_real_gfx_not_the_one_an_override_makes_torch_report():
     assert gpu_gfx(facts, suite) == "gfx1032"
     values = [v["value"] for v in ab.variants(env, ab.recommended_override(gpu_gfx(facts, suite)))]
     assert values == ["11.0.0", None, "10.3.0"]
+
+
+def test_the_ab_takes_the_recommendation_gpu_targets_computed():
+    """The stage reads the override gpu.targets recommended for the real gfx instead of computing its own; without
+    GPU targets (a stage-only `kernels`) it looks one up for the gfx torch reported."""
+    from rocm_doctor.gpu.kernels.stage import recommended_for
+
+    facts = Facts(Observations())
+    facts.set("gpu.targets", [{"real_gfx": "gfx1032", "recommended_override": "as-computed"}])
+    assert recommended_for(facts, "gfx1032") == "as-computed"
+    assert recommended_for(Facts(Observations()), "gfx1032") == "10.3.0"
+    assert recommended_for(facts, None) is None

@@ -36,6 +36,21 @@ class OneLineUsageError(DoctorUsageError):
         self.exit_code = error.exit_code
 
 
+def diagnosed(options):
+    """The command's request through the one pipeline (rocm_doctor/diagnose.py): its Report and Facts. What the
+    user gave that cannot be used (an unreadable snapshot, a bad --python or service, an unknown check id) ends the
+    command with one line and exit code 2."""
+    from rocm_doctor.diagnose import diagnose
+    from rocm_doctor.engine.engine import UnknownCheckError
+    from rocm_doctor.facts.snapshot import SnapshotError
+    from rocm_doctor.probes import TargetError
+
+    try:
+        return diagnose(options)
+    except (SnapshotError, TargetError, UnknownCheckError) as exc:
+        raise DoctorUsageError(str(exc)) from None
+
+
 class DoctorGroup(click.Group):
     """A command group whose help lists each command's whole summary (click cuts it at about 45 characters) and
     that answers a mistyped command with the closest names."""

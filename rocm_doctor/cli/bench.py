@@ -6,8 +6,8 @@ from typing import Any, Optional
 
 import click
 
-from rocm_doctor.cli.app import EXIT_CANNOT_RUN, DoctorUsageError, pass_app
-from rocm_doctor.cli.options import DeviceChoice, fail_on_option, python_option
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, DoctorUsageError, diagnosed, pass_app
+from rocm_doctor.cli.options import DeviceChoice, fail_on_option, no_torch, python_option
 from rocm_doctor.gpu.bench.plan import PRESETS, SECTION_ORDER, TITLES
 
 FIGURES = (("median_tflops", "TFLOP/s"), ("tflops", "TFLOP/s"), ("median_gbs", "GB/s"), ("gbs", "GB/s"),
@@ -29,19 +29,13 @@ def _describe(record: dict[str, Any]) -> str:
 
 def run_with_bar(app, options, stage, total: int, show_progress: bool = True):
     """The request for `stage` alone through the pipeline, the app's progress bar on stderr when asked for and
-    stderr is a terminal (the stage hands it every record of the child); raises DoctorUsageError for a bad
-    --python."""
-    from rocm_doctor.diagnose import diagnose
-    from rocm_doctor.probes import TargetError
-
+    stderr is a terminal (the stage hands it every record of the child); a bad --python ends the command with
+    one line."""
     with app.bar("starting the benchmark child (importing torch)", total, "sections",
                  enabled=show_progress) as bar:
         if bar is not None:
             stage.on_record = _bar_progress(bar)
-        try:
-            return diagnose(options)
-        except TargetError as exc:
-            raise DoctorUsageError(str(exc)) from None
+        return diagnosed(options)
 
 
 def _bar_progress(bar):
@@ -113,17 +107,13 @@ def bench_collectives(app, python: Optional[str], preset: str, device: str) -> N
     """The local collectives across every GPU, shown and judged: 2 when they could not run, else 1 for a warning
     or worse (--fail-on does not apply to them). Judged by the checks of the collectives' results and the other
     multi-GPU checks (the NCCL/RCCL variables of this environment)."""
-    from rocm_doctor.diagnose import STAGES, Options, diagnose
+    from rocm_doctor.diagnose import STAGES, Options
     from rocm_doctor.distributed.stage import CollectivesStage
-    from rocm_doctor.probes import TargetError
     from rocm_doctor.report.collectives_view import CollectivesResult
 
     with app.status("collectives: starting one process per GPU", enabled=app.format != "json") as status:
-        try:
-            report, _facts = diagnose(Options(python=python, scope=STAGES, stages=[CollectivesStage(device, preset)],
-                                              areas=("multi-gpu",), watch=False, progress=status))
-        except TargetError as exc:
-            raise DoctorUsageError(str(exc)) from None
+        report, _facts = diagnosed(Options(python=python, scope=STAGES, stages=[CollectivesStage(device, preset)],
+                                           areas=("multi-gpu",), watch=False, progress=status))
     results = report.stages.get("collectives") or {}
     app.show(CollectivesResult(report.target.get("python"), results, report.findings, report.diagnosis))
     if not results.get("ran"):
@@ -138,7 +128,7 @@ def cannot_run(results: dict[str, Any], why: str, target: str, device: str) -> s
     what stopped its child."""
     imported = (results.get("header") or {}).get("import") or {}
     if imported and not imported.get("ok", True) and "No module named 'torch'" in str(imported.get("error")):
-        return f"torch is not installed in {target}; install it there, or name the interpreter that has it with --python"
+        return no_torch(target)
     if (results.get("header") or {}).get("device", {}).get("error") and device != "cpu":
         return f"no GPU: {why}; --device cpu measures the CPU instead"
     return f"the benchmark could not run: {why}"

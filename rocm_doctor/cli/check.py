@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError, pass_app
+from rocm_doctor.cli.app import DoctorUsageError, diagnosed, pass_app
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_timeout_option, fail_on_option,
                                      python_option, run_env_options, stage_options, target_args,
                                      torch_timeout_option)
@@ -36,10 +36,7 @@ from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, command_time
 def command(app, as_json, verbose, python, from_file, no_gpu, fail_on, only, skip, online, bench, torch_timeout,
             command_timeout, log_file, collectives, no_history, unit=None, user_unit=None, kernel=None):
     """Diagnose the PyTorch GPU setup and say what to do about each problem."""
-    from rocm_doctor.diagnose import Options, diagnose
-    from rocm_doctor.engine.engine import UnknownCheckError
-    from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes import TargetError
+    from rocm_doctor.diagnose import Options
 
     if from_file is not None and python:
         raise DoctorUsageError("--from replays a snapshot; --python applies only to a live run")
@@ -50,12 +47,9 @@ def command(app, as_json, verbose, python, from_file, no_gpu, fail_on, only, ski
                       run_target=chosen_run_env(unit, user_unit, kernel, from_file),
                       meanwhile=importer("rocm_doctor.report.results" if as_json else "rocm_doctor.report.human",
                                          *(() if from_file is not None or no_history else ("rocm_doctor.history.annotate",))))
-    try:
-        with app.status("diagnosing: loading the checks", enabled=not as_json) as progress:
-            options.progress = progress
-            report, facts = diagnose(options)
-    except (SnapshotError, TargetError, UnknownCheckError) as exc:
-        raise DoctorUsageError(str(exc)) from None
+    with app.status("diagnosing: loading the checks", enabled=not as_json) as progress:
+        options.progress = progress
+        report, facts = diagnosed(options)
     if from_file is None and not no_history:
         from rocm_doctor.history.annotate import after_check
 

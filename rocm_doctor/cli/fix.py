@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, pass_app
+from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, diagnosed, pass_app
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_option, run_env_options, stage_options,
                                      target_args, torch_timeout_option)
 
@@ -123,16 +123,10 @@ def _known_ids(report) -> set:
 
 def _diagnose(app, python, from_file, torch_timeout, stages, run_target=None, show_progress=True):
     with app.status("diagnosing: loading the checks", enabled=show_progress) as progress:
-        from rocm_doctor.diagnose import Options, diagnose
-        from rocm_doctor.engine.engine import UnknownCheckError
-        from rocm_doctor.facts.snapshot import SnapshotError
-        from rocm_doctor.probes import TargetError
+        from rocm_doctor.diagnose import Options
 
-        try:
-            return diagnose(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
-                                    run_target=run_target, progress=progress))
-        except (SnapshotError, TargetError, UnknownCheckError) as exc:
-            raise DoctorUsageError(str(exc)) from None
+        return diagnosed(Options(python=python, from_file=from_file, torch_timeout_s=torch_timeout, stages=stages,
+                                 run_target=run_target, progress=progress))
 
 
 def _context(report, facts, from_file, shell, allow_install):

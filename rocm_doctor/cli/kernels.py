@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import DoctorUsageError, pass_app
-from rocm_doctor.cli.options import (DeviceChoice, Seconds, fail_on_option, force_option, python_option,
-                                     refuse_to_overwrite)
+from rocm_doctor.cli.app import DoctorUsageError, diagnosed, pass_app
+from rocm_doctor.cli.options import (DeviceChoice, Seconds, fail_on_option, force_option, no_torch,
+                                     python_option, refuse_to_overwrite)
 
 CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", "norm", "pooling", "softmax",
               "embedding", "index", "sort", "fft", "rng", "sdpa", "autocast", "jit", "streams", "devices")
@@ -37,10 +37,9 @@ CATEGORIES = ("memory", "elementwise", "reduction", "matmul", "linear", "conv", 
 def command(app, as_json, only, python, device, output, force, case_timeout, no_profile, no_logs, logs, no_ab, verbose,
             fail_on):
     """Run short operator kernels in child processes and compare them with a float64 CPU reference."""
-    from rocm_doctor.diagnose import STAGES, Options, diagnose
+    from rocm_doctor.diagnose import STAGES, Options
     from rocm_doctor.engine.engine import did_you_mean
     from rocm_doctor.gpu.kernels.stage import ConfirmOptions, KernelStage
-    from rocm_doctor.probes import TargetError
     from rocm_doctor.report.format import Json
     from rocm_doctor.report.kernels_view import KernelsResult
 
@@ -58,10 +57,7 @@ def command(app, as_json, only, python, device, output, force, case_timeout, no_
     where = "the CPU" if device == "cpu" else "the GPU"
     with app.status(f"running the operator kernels on {where} in child processes (each imports torch first)",
                     enabled=not as_json):
-        try:
-            report, _facts = diagnose(Options(python=python, scope=STAGES, stages=[stage], watch=False))
-        except TargetError as exc:
-            raise DoctorUsageError(str(exc)) from None
+        report, _facts = diagnosed(Options(python=python, scope=STAGES, stages=[stage], watch=False))
     interpreter = report.target.get("python")
     result = KernelsResult(report.stages["kernels"], report.findings, report.diagnosis, output)
     if output is not None:
@@ -86,7 +82,7 @@ def cannot_run(stage: dict, interpreter: str, device: str) -> str:
     fatal = (stage.get("suite") or {}).get("fatal") or {}
     error = str(fatal.get("error") or "")
     if fatal.get("stage") == "import" and "No module named 'torch'" in error:
-        return f"torch is not installed in {interpreter}; install it there, or name the interpreter that has it with --python"
+        return no_torch(interpreter)
     if fatal.get("stage") == "device" and device != "cpu":
         return f"no GPU: {error}; --device cpu runs the kernels on the CPU instead"
     return ""

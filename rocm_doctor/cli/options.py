@@ -49,6 +49,13 @@ python_option = click.option(
          "virtual/conda environment's; else, where rocm-doctor's own environment holds no torch (pipx, uv tool, a "
          "venv of its own), the python3 on PATH; else rocm-doctor's own.",
 )
+
+
+def no_torch(interpreter: str) -> str:
+    """The one line of a command that measures with torch (kernels, bench) when the interpreter has none."""
+    return f"torch is not installed in {interpreter}; install it there, or name the interpreter that has it with --python"
+
+
 torch_timeout_option = click.option(
     "--torch-timeout",
     type=Seconds(1),

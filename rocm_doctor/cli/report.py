@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from rocm_doctor.cli.app import EXIT_OK, DoctorUsageError, pass_app
+from rocm_doctor.cli.app import EXIT_OK, DoctorUsageError, diagnosed, pass_app
 from rocm_doctor.cli.options import (FAIL_ON, chosen_run_env, chosen_stages, command_timeout_option, force_option, python_option, refuse_to_overwrite, run_env_options, stage_options,
                                      torch_timeout_option)
 
@@ -35,9 +35,7 @@ FORMATS = ("markdown", "json", "both")
 def command(app, output, fmt, force, fail_on, no_redact, show_redactions, python, from_file, online, torch_timeout,
             command_timeout, no_gpu=False, bench=False, collectives=False, unit=None, user_unit=None, kernel=None):
     """Write a support bundle for a GitHub issue: Markdown to paste, JSON to attach (replayable with check --from)."""
-    from rocm_doctor.diagnose import Options, diagnose
-    from rocm_doctor.facts.snapshot import SnapshotError
-    from rocm_doctor.probes import TargetError
+    from rocm_doctor.diagnose import Options
     from rocm_doctor.report import bundle
     from rocm_doctor.report.redact import local_identities
 
@@ -50,10 +48,7 @@ def command(app, output, fmt, force, fail_on, no_redact, show_redactions, python
                       command_timeout_s=command_timeout, online=online,
                       stages=chosen_stages(no_gpu, bench, collectives),
                       run_target=chosen_run_env(unit, user_unit, kernel, from_file))
-    try:
-        report, facts = diagnose(options)
-    except (SnapshotError, TargetError) as exc:
-        raise DoctorUsageError(str(exc)) from None
+    report, facts = diagnosed(options)
 
     data = bundle.build(report, facts)
     redactions = []

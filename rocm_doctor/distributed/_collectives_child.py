@@ -180,6 +180,8 @@ def timed_iterations(base, nbytes):
 
 
 def op_size(op, requested, world):
+    """(bytes S as nccl-tests counts them, elements per rank's input) for a requested size of float32: rounded down
+    so that an all-gather splits evenly over the ranks (at least one element per rank), S then recomputed."""
     elements = max(1, int(requested) // 4)
     if op == "all_gather":
         per_rank = max(1, elements // world)

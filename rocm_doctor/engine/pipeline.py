@@ -4,9 +4,9 @@ A Stage (kernels, bench, collectives) runs in child processes and returns one ra
 observations under its probe key, so a snapshot or report replays it. After a stage the engine re-runs exactly the
 checks whose `requires` name a fact the stage provides, and applies what those checks judge the GPU showed about
 other findings (Check.evidence_on: a static finding confirmed or refuted) as typed `confirmed_by` / `refuted_by`
-entries. Given a sampler of the live GPU state (the
-caller injects it: the engine touches no machine), each stage runs between two samples kept with its result. No stage
-can take the run down.
+entries; what they add to the stage's summary (Check.shown_with_stage) goes into report.stages. Given a sampler of
+the live GPU state (the caller injects it: the engine touches no machine), each stage runs between two samples kept
+with its result. No stage can take the run down.
 """
 
 from __future__ import annotations

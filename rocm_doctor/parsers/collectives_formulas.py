@@ -42,19 +42,6 @@ def busbw_gbs(op: str, nbytes: float, seconds: float, world_size: int) -> Option
     return None if alg is None else alg * bus_factor(op, world_size)
 
 
-def op_bytes(op: str, requested: int, world_size: int, itemsize: int = 4) -> tuple[int, int]:
-    """(bytes S as nccl-tests counts them, elements per rank's input) for a requested size.
-
-    The element count is rounded down so that an all-gather splits evenly over the ranks (at least one element
-    per rank); S is then recomputed from the element count.
-    """
-    elements = max(1, int(requested) // itemsize)
-    if op == "all_gather":
-        per_rank = max(1, elements // world_size)
-        return per_rank * world_size * itemsize, per_rank
-    return elements * itemsize, elements
-
-
 def human_bytes(n: float) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:

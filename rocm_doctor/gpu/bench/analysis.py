@@ -21,10 +21,7 @@ from typing import Any, Optional
 from rocm_doctor.gpu.bench import cnn, conv, evidence, throughput, workloads
 from rocm_doctor.gpu.bench.expectations import lookup
 from rocm_doctor.gpu.bench.lines import device_of, make_line
-from rocm_doctor.facts.keys import STAGE_FACTS
 from rocm_doctor.parsers.gfx import base_gfx
-
-FIGURES = next(key for key, stage in STAGE_FACTS.items() if stage == "bench")
 
 
 class Analysis:

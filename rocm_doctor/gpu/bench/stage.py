@@ -51,8 +51,16 @@ class BenchStage(Stage):
                            on_record=on_record, preset=self.preset, sample=sample)
 
     def interpret(self, observations, facts) -> None:
-        interpret(observations, facts)
-        self._measured = (facts.get(FACT), facts.get(FIGURES))
+        """The stage's facts: the results as recorded, and their figures, computed here once for every check."""
+        from rocm_doctor.gpu.bench.analysis import measure
+
+        stage_results.interpret(observations, facts)
+        results = facts.get(FACT)
+        if isinstance(results, dict):
+            facts.set(FIGURES, measure(results))
+        else:
+            facts.set_missing(FIGURES, facts.why_missing(FACT))
+        self._measured = (results, facts.get(FIGURES))
 
     def summary(self, result: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any]:
         """The results and their figures, every line judged by the bench checks (unjudged should they fail to
@@ -63,16 +71,3 @@ class BenchStage(Stage):
         if done is not result or figures is None:
             figures = measure(result)
         return {"results": result, "analysis": judged.get("analysis") or figures}
-
-
-def interpret(observations, facts) -> None:
-    """The stage's facts: the results as recorded, and their figures, computed here once for every check."""
-    from rocm_doctor.gpu.bench.analysis import measure
-
-    stage_results.interpret(observations, facts)
-    results = facts.get(FACT)
-    if isinstance(results, dict):
-        facts.set(FIGURES, measure(results))
-    else:
-        facts.set_missing(FIGURES, facts.why_missing(FACT))
-

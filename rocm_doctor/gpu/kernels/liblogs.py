@@ -118,9 +118,12 @@ def capture(
     }
 
 
+VENDOR_NODES = (("nvidia", "/dev/nvidiactl"), ("amd", "/dev/kfd"))  # the device node each vendor's driver makes
+
+
 def vendor_of_nodes(exists=os.path.exists) -> Optional[str]:
     """The GPU vendor whose device node this machine has, when only one vendor's is there."""
-    found = {vendor for vendor, node in (("nvidia", "/dev/nvidiactl"), ("amd", "/dev/kfd")) if exists(node)}
+    found = {vendor for vendor, node in VENDOR_NODES if exists(node)}
     return found.pop() if len(found) == 1 else None
 
 

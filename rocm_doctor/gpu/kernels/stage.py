@@ -21,7 +21,7 @@ from rocm_doctor.interpret import stage_results
 from rocm_doctor.parsers.gfx import base_gfx
 
 FACT_KEY = "gpu.kernels"
-GPU_NODES = ("/dev/nvidiactl", "/dev/kfd", "/dev/dxg")  # NVIDIA, ROCm, WSL: a GPU driver is there
+GPU_NODES = tuple(node for _, node in liblogs.VENDOR_NODES) + ("/dev/dxg",)  # NVIDIA, ROCm, WSL: a GPU driver is there
 
 
 @dataclass
@@ -55,6 +55,15 @@ def gpu_gfx(facts, suite: Optional[dict] = None) -> Optional[str]:
         if gfx:
             return gfx
     return None
+
+
+def recommended_for(facts, gfx: Optional[str]) -> Optional[str]:
+    """The override recommended for `gfx`: as the interpreted GPU targets computed it, else (a stage-only command
+    observes no GPU targets) looked up for the gfx torch reported."""
+    for target in (facts.get("gpu.targets") or []) if facts is not None and gfx else []:
+        if target.get("real_gfx") == gfx:
+            return target.get("recommended_override")
+    return ab.recommended_override(gfx)
 
 
 def logs_not_needed(when: str, vendor: Optional[str], suite: dict) -> Optional[str]:
@@ -127,7 +136,7 @@ def confirm(facts, options: Optional[ConfirmOptions] = None, early: Optional[Bac
 
     platform_os = options.platform_os or (facts.os if facts is not None else "linux")
     gfx = gpu_gfx(facts, suite)
-    recommended = ab.recommended_override(gfx) if vendor == "amd" else None
+    recommended = recommended_for(facts, gfx) if vendor == "amd" else None
     run_it, why = ab.should_run(vendor, platform_os, env, recommended)
     if options.override_ab and run_it:
         stage["override_ab"] = ab.run_ab(python, env=env, recommended=recommended,
