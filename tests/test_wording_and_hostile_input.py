@@ -77,10 +77,10 @@ def test_windows_torch_unavailable_points_at_hipinfo_cause():
                     "windows.hipinfo": {"devices": [], "error": None, "timed_out": False}}, os_name="windows")
     [finding] = run_one(REGISTRY.by_id("torch-cuda-unavailable"), facts)
     assert finding.status is Status.FAIL
-    assert "ROCm build" in finding.message and "windows-gpu-not-enumerated" in finding.message
+    assert "ROCm build" in finding.message and "lists no GPU (hipInfo), so the cause is below torch" in finding.message
     # elsewhere the message is as before
     [linux] = run_one(REGISTRY.by_id("torch-cuda-unavailable"), _facts({"torch.available": False, "torch.flavour": "rocm"}))
-    assert "windows-gpu-not-enumerated" not in linux.message
+    assert "hipInfo" not in linux.message
 
 
 def test_inventory_does_not_call_an_unknown_gpu_discrete():
