@@ -90,7 +90,7 @@ class GpuPowerCapped(Check):
 
 class GpuThrottling(Check):
     id = "gpu-throttling"
-    title = "Heat or power protection slowing the GPU"
+    title = "Heat or power throttling of the GPU"
     area = "gpu-state"
     severity = Severity.HIGH
     requires = ("gpu.live",)

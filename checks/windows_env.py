@@ -164,7 +164,7 @@ class PathTooLongForSetx(_WindowsEnvCheck):
 
 class PathEntriesMissing(_WindowsEnvCheck):
     id = "path-entries-missing"
-    title = "Missing PATH folders"
+    title = "Folders listed in PATH"
     severity = Severity.LOW
     requires = ("windows.path",)
 
