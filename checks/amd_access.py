@@ -20,7 +20,7 @@ def amd_present(facts) -> bool:
 
 class RocmDeviceAccess(Check):
     id = "rocm-device-access"
-    title = "This user can open /dev/kfd and the GPU render nodes"
+    title = "Access to /dev/kfd and the GPU render nodes"
     explains = (*TORCH_SEES_NO_GPU, "hip-runtime-mismatch", "rocm-runtime-sees-no-gpu", *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL
@@ -106,7 +106,7 @@ class RocmDeviceAccess(Check):
 
 class RocmKernelDriver(Check):
     id = "rocm-kernel-driver"
-    title = "The amdgpu kernel driver and its KFD are loaded for this kernel"
+    title = "The amdgpu kernel driver and its KFD in this kernel"
     explains = ("rocm-device-access", *TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL

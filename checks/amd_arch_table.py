@@ -12,7 +12,7 @@ from rocm_doctor.checks.amd_common import torch_index
 
 class TorchArchListMatchesTable(Check):
     id = "torch-arch-list-vs-table"
-    title = "torch's compiled GPU targets match the wheel table for its index"
+    title = "torch's compiled GPU targets against the wheel table for its index"
     area = "amd"
     severity = Severity.LOW
     platforms = (Platform.LINUX, Platform.WSL, Platform.WINDOWS)

@@ -33,7 +33,7 @@ def release(text) -> str | None:
 
 class HipRuntimeMismatch(Check):
     id = "hip-runtime-mismatch"
-    title = "torch runs on the HIP runtime it was built for"
+    title = "torch's HIP runtime against the HIP version of its build"
     explains = TORCH_GPU_WORK
     area = "amd"
     severity = Severity.HIGH

@@ -15,7 +15,7 @@ from rocm_doctor.checks.amd_common import OVERRIDE, gpus, integrated, label, ove
 
 class IgpuEnumeratedFirst(Check):
     id = "igpu-enumerated-first"
-    title = "The discrete GPU is HIP device 0"
+    title = "The GPU at HIP device 0"
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WSL, Platform.WINDOWS)

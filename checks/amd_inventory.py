@@ -10,7 +10,7 @@ from rocm_doctor.checks.amd_common import gpus, integrated, label, override_for,
 
 class GpuInventory(Check):
     id = "gpu-inventory"
-    title = "AMD GPUs and the gfx target each source reports"
+    title = "AMD GPUs and the gfx target from each source"
     area = "amd"
     severity = Severity.LOW
     requires = ("gpu.inventory", "gpu.targets")

@@ -34,7 +34,7 @@ def used_folders(facts) -> dict[str, dict]:
 
 class RocblasLibraryCoverage(Check):
     id = "rocblas-library-coverage"
-    title = "rocBLAS, hipBLASLt and MIOpen have kernels for the GPU"
+    title = "rocBLAS, hipBLASLt and MIOpen kernels for the GPU"
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)

@@ -16,7 +16,7 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 
 class HsaOverrideGfxVersion(Check):
     id = "hsa-override-gfx-version"
-    title = "HSA_OVERRIDE_GFX_VERSION is right for each GPU"
+    title = "HSA_OVERRIDE_GFX_VERSION against each GPU"
     explains = (Explains("torch-cuda-unavailable", when_failing), Explains("torch-probe-crashed", when_failing),
                 Explains("gpu-kernel*", when_failing), Explains("hsa-override-kernels-fail", when_failing),
                 Explains("sdpa-math-fallback", when_failing), Explains("bench-*", when_failing),

@@ -22,7 +22,7 @@ def root_of(entry: dict) -> str | None:
 
 class RocmPaths(Check):
     id = "rocm-paths"
-    title = "ROCm paths point at one existing install"
+    title = "ROCm paths and the install they lead to"
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WSL)

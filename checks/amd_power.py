@@ -39,7 +39,7 @@ def hang_evidence(facts, check_id: str) -> list[str]:
 
 class GpuHangPowerState(Check):
     id = "gpu-hang-power-state"
-    title = "GPU work on a multi-GPU machine does not hang on a GPU stuck in its idle power state"
+    title = "Risk of multi-GPU hangs from a GPU stuck in its idle power state"
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)

@@ -73,7 +73,7 @@ def runtime_says_none(facts) -> list[str]:
 
 class RocmRuntimeSeesNoGpu(Check):
     id = "rocm-runtime-sees-no-gpu"
-    title = "The kernel driver and the ROCm runtime see the AMD GPU that is present"
+    title = "The AMD GPU as the kernel driver and the ROCm runtime see it"
     explains = (*TORCH_SEES_NO_GPU, "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL

@@ -47,7 +47,7 @@ def texts(facts) -> list[tuple[str, str]]:
 
 class KnownErrorSignatures(Check):
     id = "known-error-signatures"
-    title = "No known GPU error message in torch's output or the given log"
+    title = "Known GPU error messages in torch's output or the given log"
     area = "amd"
     severity = Severity.MEDIUM
     explains = (Explains("rocm-kernel-driver", kfd_refuses_gpu),)

@@ -34,7 +34,7 @@ def paths_text(gfx: str, platform: str) -> list[str]:
 
 class GfxSupportMatrix(Check):
     id = "gfx-support-matrix"
-    title = "The GPU is on AMD's support list for the installed ROCm"
+    title = "The GPU on AMD's support list for the installed ROCm"
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WINDOWS)  # WSL has its own list: wsl-rocm-support

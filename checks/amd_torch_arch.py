@@ -68,7 +68,7 @@ def _why_second(step, workaround: bool, gfx: str, first_removes_cause: bool) -> 
 
 class GfxNotInTorchArchList(Check):
     id = "gfx-not-in-torch-arch-list"
-    title = "torch has GPU code for this GPU's gfx target"
+    title = "torch's GPU code for this GPU's gfx target"
     explains = (Explains("rocblas-library-coverage", same_gpu), Explains("gfx-support-matrix", same_gpu),
                 Explains("hsa-override-gfx-version", override_missing), "gpu-kernel*", "sdpa-math-fallback",
                 "bench-*")

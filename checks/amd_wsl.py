@@ -29,7 +29,7 @@ def wsl_gpus() -> list[str]:
 
 class WslRocmSupport(Check):
     id = "wsl-rocm-support"
-    title = "ROCm can reach the GPU from WSL2"
+    title = "ROCm's access to the GPU from WSL2"
     explains = ("rocm-device-access", "rocm-kernel-driver", *TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "amd"
     severity = Severity.CRITICAL

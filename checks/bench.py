@@ -97,7 +97,7 @@ class BenchMatmulLow(_BenchCheck):
     THRESHOLDS["matmul"] or the architecture's MATMUL_OVERRIDES row; why it fell short in _matmul_lows."""
 
     id = "bench-matmul-low"
-    title = "Matmul throughput reaches what this GPU should do"
+    title = "Matmul throughput against what this GPU should do"
     severity = Severity.HIGH
     judges = "matmul"
     very_low = Status.FAIL
@@ -108,7 +108,7 @@ class BenchBf16Slow(_BenchCheck):
     matrix units named from NO_BF16_MATRIX or the catalog)."""
 
     id = "bench-bf16-slow"
-    title = "bf16 matmuls are not much slower than fp16"
+    title = "bf16 matmul speed against fp16"
     severity = Severity.MEDIUM
     judges = "bf16_vs_fp16"
 
@@ -118,7 +118,7 @@ class BenchBandwidthLow(_BenchCheck):
     THRESHOLDS["bandwidth"]."""
 
     id = "bench-bandwidth-low"
-    title = "Device memory bandwidth reaches what this GPU should do"
+    title = "Device memory bandwidth against what this GPU should do"
     severity = Severity.HIGH
     judges = "bandwidth"
     very_low = Status.FAIL
@@ -129,7 +129,7 @@ class BenchHostCopySlow(_BenchCheck):
     pinned ones are information with the remedy (PAGEABLE_SHARE, bench_judge._pageable)."""
 
     id = "bench-host-copy-slow"
-    title = "Host <-> device copies run at the PCIe link rate"
+    title = "Host <-> device copy speed against the PCIe link rate"
     severity = Severity.MEDIUM
     judges = "host_copy"
 
@@ -138,7 +138,7 @@ class BenchLaunchBound(_BenchCheck):
     """Microseconds per launch, judged in bench_judge._launch against LAUNCH_LIMITS for each mode."""
 
     id = "bench-launch-bound"
-    title = "Kernel launch and synchronisation overhead is normal"
+    title = "Kernel launch and synchronisation overhead"
     severity = Severity.MEDIUM
     judges = "launch"
 
@@ -148,7 +148,7 @@ class BenchDecodeUnderRoofline(_BenchCheck):
     THRESHOLDS["decode_roofline"]; eager decode that leaves the GPU idle (LAUNCH_BOUND_BUSY) is information."""
 
     id = "bench-decode-under-roofline"
-    title = "LLM decode speed is near the memory-bandwidth roofline"
+    title = "LLM decode speed against the memory-bandwidth roofline"
     severity = Severity.MEDIUM
     judges = "decode"
 
@@ -157,7 +157,7 @@ class BenchSdpaMathOnly(_BenchCheck):
     """Whether a fused SDPA backend ran for every case (bench_judge._sdpa): low when only the math path did."""
 
     id = "bench-sdpa-math-only"
-    title = "A fused attention (SDPA) backend runs on this GPU"
+    title = "Fused attention (SDPA) backends on this GPU"
     severity = Severity.MEDIUM
     judges = "sdpa_fused"
 
@@ -166,7 +166,7 @@ class BenchSectionFailed(_BenchCheck):
     """A section that did not complete (bench_judge._failed: its state and detail)."""
 
     id = "bench-section-failed"
-    title = "Every benchmark section ran to completion"
+    title = "Completion of each benchmark section"
     severity = Severity.MEDIUM
     judges = "section"
     nothing = "every section completed"
@@ -190,7 +190,7 @@ class BenchCnnSpeedupLow(Check):
     the compare, cnn, sweep and conv sections measured: the reason, and the steps that help with their measured gain."""
 
     id = "bench-cnn-speedup-low"
-    title = "A small CNN gets the GPU's speed-up over the CPU"
+    title = "A small CNN's GPU speed-up over the CPU"
     area = "performance"
     severity = Severity.MEDIUM
     requires = ("bench.results", FIGURES)

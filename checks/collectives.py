@@ -58,7 +58,7 @@ class _CollectivesCheck(Check):
 
 class CollectiveHang(_CollectivesCheck):
     id = "collective-hang"
-    title = "Collectives across the GPUs complete"
+    title = "Completion of collectives across the GPUs"
     severity = Severity.CRITICAL
 
     def judge(self, facts, results):
@@ -97,7 +97,7 @@ class CollectiveHang(_CollectivesCheck):
 
 class CollectiveWrongResult(_CollectivesCheck):
     id = "collective-wrong-result"
-    title = "Collectives return the right data"
+    title = "Correctness of the data from collectives"
     severity = Severity.CRITICAL
 
     def judge(self, facts, results):
@@ -136,7 +136,7 @@ class CollectiveWrongResult(_CollectivesCheck):
 
 class CollectiveBandwidthLow(_CollectivesCheck):
     id = "collective-bandwidth-low"
-    title = "Collective and peer-copy bandwidth reach what the interconnect should do"
+    title = "Collective and peer-copy bandwidth against what the interconnect should do"
     severity = Severity.HIGH
 
     def judge(self, facts, results):
@@ -207,7 +207,7 @@ class CollectiveBandwidthLow(_CollectivesCheck):
 
 class GpuPeerAccessMissing(_CollectivesCheck):
     id = "gpu-peer-access-missing"
-    title = "Every pair of GPUs has direct peer access"
+    title = "Direct peer access between each pair of GPUs"
     severity = Severity.MEDIUM
 
     def run(self, facts):
@@ -257,7 +257,7 @@ class GpuPeerAccessMissing(_CollectivesCheck):
 
 class NcclTransportDisabled(Check):
     id = "nccl-transport-disabled"
-    title = "No NCCL/RCCL transport is turned off by an environment variable"
+    title = "NCCL/RCCL transports turned off by an environment variable"
     area = "multi-gpu"
     severity = Severity.MEDIUM
 
@@ -286,7 +286,7 @@ IOMMU_OFF = ("amd_iommu=off", "intel_iommu=off", "iommu=off")
 
 class IommuMultiGpuHangRisk(Check):
     id = "iommu-multi-gpu-hang-risk"
-    title = "The IOMMU mode does not put multi-GPU work at risk of hanging (AMD)"
+    title = "The IOMMU mode and its risk of multi-GPU hangs (AMD)"
     area = "multi-gpu"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)

@@ -55,7 +55,7 @@ def describe(security: dict) -> list[str]:
 
 class ContainerSecurityRefusesGpu(Check):
     id = "container-security-refuses-gpu"
-    title = "No security module of the container refuses the GPU device nodes"
+    title = "Container security modules and the GPU device nodes"
     explains = ("container-gpu-devices", "rocm-runtime-sees-no-gpu", "hip-runtime-mismatch", *DRIVER_SYMPTOMS)
     area = "amd"
     severity = Severity.CRITICAL

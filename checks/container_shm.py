@@ -20,7 +20,7 @@ def _size(total: int) -> str:
 
 class ContainerShmSmall(Check):
     id = "container-shm-small"
-    title = "The container's /dev/shm is large enough for DataLoader workers"
+    title = "The container's /dev/shm size for DataLoader workers"
     area = "torch"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX,)

@@ -46,7 +46,7 @@ def _node(info: dict) -> str:
 
 class ContainerGpuDevices(Check):
     id = "container-gpu-devices"
-    title = "The container was given the GPU device nodes and their group"
+    title = "The GPU device nodes and their group in the container"
     explains = DRIVER_SYMPTOMS
     area = "amd"
     severity = Severity.CRITICAL

@@ -31,7 +31,7 @@ def _modinfo_lines(modinfo: dict) -> list[str]:
 
 class SecureBootBlocksAmdgpu(Check):
     id = "secure-boot-blocks-amdgpu"
-    title = "Secure Boot accepts the amdgpu module that modprobe loads"
+    title = "Secure Boot against the amdgpu module modprobe would load"
     explains = DRIVER_SYMPTOMS
     area = "amd"
     severity = Severity.CRITICAL
@@ -87,7 +87,7 @@ class SecureBootBlocksAmdgpu(Check):
 
 class AmdgpuDkmsNotBuilt(Check):
     id = "amdgpu-dkms-not-built"
-    title = "amdgpu-dkms is built and installed for the running kernel"
+    title = "amdgpu-dkms for the running kernel"
     explains = DRIVER_SYMPTOMS
     area = "amd"
     severity = Severity.HIGH
@@ -149,7 +149,7 @@ class AmdgpuDkmsNotBuilt(Check):
 
 class AmdgpuBlocked(Check):
     id = "amdgpu-blocked"
-    title = "Nothing blacklists amdgpu or disables kernel modesetting"
+    title = "Blacklists of amdgpu and switches that disable kernel modesetting"
     explains = DRIVER_SYMPTOMS
     area = "amd"
     severity = Severity.CRITICAL
@@ -206,7 +206,7 @@ def block_steps(facts, files: list[dict], tokens: list[str]) -> list:
 
 class AmdgpuFirmwareMissing(Check):
     id = "amdgpu-firmware-missing"
-    title = "The firmware files amdgpu needs for this GPU are installed"
+    title = "The firmware files amdgpu needs for this GPU"
     explains = DRIVER_SYMPTOMS + ("amdgpu-init-failed",)  # the init failure the kernel log shows follows from it
     area = "amd"
     severity = Severity.CRITICAL

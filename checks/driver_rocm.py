@@ -49,7 +49,7 @@ def _package_steps(facts, rocm: str) -> tuple[list, list]:
 
 class AmdgpuDriverRocmMismatch(Check):
     id = "amdgpu-driver-rocm-mismatch"
-    title = "The amdgpu kernel driver is one AMD supports with the installed ROCm release"
+    title = "The amdgpu kernel driver against the installed ROCm release"
     explains = DRIVER_SYMPTOMS
     area = "amd"
     severity = Severity.HIGH
@@ -121,7 +121,7 @@ class AmdgpuDriverRocmMismatch(Check):
 
 class AmdgpuFirmwareKnownBad(Check):
     id = "amdgpu-firmware-known-bad"
-    title = "The GPU runs no firmware version known to be bad for it"
+    title = "GPU firmware versions known to be bad for this GPU"
     explains = DRIVER_SYMPTOMS
     area = "amd"
     severity = Severity.HIGH

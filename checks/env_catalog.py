@@ -28,7 +28,7 @@ def _evidence(row, name: str, value: str) -> list[str]:
 
 class EnvValueInvalid(Check):
     id = "env-value-invalid"
-    title = "Every GPU library variable that is set has a value its library reads"
+    title = "Values given to GPU library variables"
     area = "environment"
     severity = Severity.MEDIUM
 
@@ -55,7 +55,7 @@ class EnvValueInvalid(Check):
 
 class EnvBuildTimeAtRunTime(Check):
     id = "env-build-time-variable"
-    title = "No build-time variable is set where it has no effect"
+    title = "Build-time variables in the runtime environment"
     area = "environment"
     severity = Severity.LOW
 
@@ -75,7 +75,7 @@ class EnvBuildTimeAtRunTime(Check):
 
 class EnvNameMisspelt(Check):
     id = "env-name-misspelt"
-    title = "No variable is a misspelling of a GPU library variable"
+    title = "Misspellings of GPU library variables"
     area = "environment"
     severity = Severity.MEDIUM
 

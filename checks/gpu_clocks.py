@@ -20,7 +20,7 @@ FIXED_LOW_LEVELS = {"low", "manual", "profile_standard", "profile_min_sclk", "pr
 
 class GpuClocksHeldLow(Check):
     id = "gpu-clocks-held-low"
-    title = "The GPU's clocks are not held below their maximum by a setting"
+    title = "Settings that hold the GPU's clocks below their maximum"
     area = "gpu-state"
     severity = Severity.MEDIUM
     requires = ("gpu.live",)
@@ -60,7 +60,7 @@ class GpuClocksHeldLow(Check):
 
 class GpuPowerCapped(Check):
     id = "gpu-power-capped"
-    title = "The GPU's power limit is not set below its default"
+    title = "The GPU's power limit against its default"
     area = "gpu-state"
     severity = Severity.MEDIUM
     requires = ("gpu.live",)
@@ -90,7 +90,7 @@ class GpuPowerCapped(Check):
 
 class GpuThrottling(Check):
     id = "gpu-throttling"
-    title = "The GPU is not slowed down by heat or power protection"
+    title = "Heat or power throttling of the GPU"
     area = "gpu-state"
     severity = Severity.HIGH
     requires = ("gpu.live",)
@@ -123,7 +123,7 @@ class GpuThrottling(Check):
 
 class GpuPerfLevelForced(Check):
     id = "gpu-perf-level-forced"
-    title = "The AMD GPU's performance level is not forced"
+    title = "The AMD GPU's performance level setting"
     area = "gpu-state"
     severity = Severity.MEDIUM
     requires = ("gpu.live",)
@@ -156,7 +156,7 @@ class GpuPerfLevelForced(Check):
 
 class GpuPcieLinkDegraded(Check):
     id = "gpu-pcie-link-degraded"
-    title = "The GPU's PCIe link runs at the width and speed it can"
+    title = "The GPU's PCIe link width and speed against its maximum"
     area = "gpu-state"
     severity = Severity.MEDIUM
     requires = ("gpu.live",)
@@ -204,7 +204,7 @@ def _ecc_steps(gpu: dict) -> list:
 
 class GpuEccErrors(Check):
     id = "gpu-ecc-errors"
-    title = "The GPU reports no uncorrected memory (ECC) errors"
+    title = "Uncorrected memory (ECC) errors on the GPU"
     area = "gpu-state"
     severity = Severity.HIGH
     requires = ("gpu.live",)

@@ -100,7 +100,7 @@ def _signature_remediation(records) -> list[str]:
 class GpuKernelsFailed(_KernelStageCheck):
     id = "gpu-kernels-failed"
     judges_cases = False
-    title = "Operator kernels run without errors"
+    title = "Errors from operator kernels"
     severity = Severity.HIGH
 
     def evidence_on(self, facts):
@@ -195,7 +195,7 @@ def _refutes(rule: dict, results: list[dict]):
 
 class GpuKernelsWrongResult(_KernelStageCheck):
     id = "gpu-kernels-wrong-result"
-    title = "Operator kernels agree with a float64 CPU reference"  # also said of `kernels --device cpu`
+    title = "Operator kernel results against a float64 CPU reference"  # also said of `kernels --device cpu`
     severity = Severity.CRITICAL
 
     def judge(self, stage):
@@ -224,7 +224,7 @@ class GpuKernelsWrongResult(_KernelStageCheck):
 
 class GpuKernelCrash(_KernelStageCheck):
     id = "gpu-kernel-crash"
-    title = "No operator kernel crashes the process"
+    title = "Operator kernels that crash the process"
     explains = ("sdpa-math-fallback", "bench-sdpa-math-only", "bench-section-failed", "gpu-kernels-failed")
     severity = Severity.CRITICAL
 
@@ -251,7 +251,7 @@ class GpuKernelCrash(_KernelStageCheck):
 
 class GpuKernelHang(_KernelStageCheck):
     id = "gpu-kernel-hang"
-    title = "No operator kernel hangs"
+    title = "Operator kernels that hang"
     explains = ("sdpa-math-fallback", "bench-sdpa-math-only", "bench-section-failed", "gpu-kernels-failed")
     severity = Severity.CRITICAL
 
@@ -272,7 +272,7 @@ class GpuKernelHang(_KernelStageCheck):
 
 class SdpaMathFallback(_KernelStageCheck):
     id = "sdpa-math-fallback"
-    title = "scaled_dot_product_attention has a fused backend on this GPU"
+    title = "Fused backends for scaled_dot_product_attention on this GPU"
     severity = Severity.MEDIUM
 
     def judge(self, stage):
@@ -319,7 +319,7 @@ class SdpaMathFallback(_KernelStageCheck):
 class HsaOverrideKernelsFail(_KernelStageCheck):
     id = "hsa-override-kernels-fail"
     judges_cases = False
-    title = "Core kernels run with the current HSA_OVERRIDE_GFX_VERSION setting"
+    title = "Core kernels with the current HSA_OVERRIDE_GFX_VERSION setting"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)
 

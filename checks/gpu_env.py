@@ -40,7 +40,7 @@ def fails_as_the_switch_says(cause, symptom, _facts=None) -> bool:
 
 class GpuLibraryLogging(Check):
     id = "gpu-library-logging-enabled"
-    title = "GPU library logging and debug switches are off"
+    title = "GPU library logging and debug switches"
     area = "environment"
     severity = Severity.MEDIUM
     explains = tuple(Explains(t, fails_as_the_switch_says) for t in GPU_WORK)
@@ -71,7 +71,7 @@ class GpuLibraryLogging(Check):
 
 class MiopenDbNotWritable(Check):
     id = "miopen-db-not-writable"
-    title = "MIOpen's user database and kernel cache folders are writable"
+    title = "Write access to MIOpen's user database and kernel cache folders"
     area = "environment"
     severity = Severity.MEDIUM
 
@@ -123,7 +123,7 @@ def _make_writable(path: str) -> list:
 
 class AllocConfInvalid(Check):
     id = "alloc-conf-invalid"
-    title = "PyTorch's caching-allocator configuration parses"
+    title = "PyTorch's caching-allocator configuration"
     explains = (*TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "environment"
     severity = Severity.HIGH

@@ -22,7 +22,7 @@ def _listing_missing(facts) -> str:
 
 class GpuOtherProcess(Check):
     id = "gpu-other-process"
-    title = "No other process is computing on the GPU"
+    title = "Other processes computing on the GPU"
     area = "gpu-state"
     severity = Severity.MEDIUM
     requires = ("gpu.live",)
@@ -63,7 +63,7 @@ class GpuOtherProcess(Check):
 
 class GpuMemoryHeld(Check):
     id = "gpu-memory-held"
-    title = "Other processes do not hold most of the GPU memory"
+    title = "GPU memory held by other processes"
     area = "gpu-state"
     severity = Severity.HIGH
     requires = ("gpu.live",)
@@ -117,7 +117,7 @@ class GpuMemoryHeld(Check):
 
 class GpuComputeModeRestricted(Check):
     id = "gpu-compute-mode-restricted"
-    title = "The GPU's compute mode lets this process use it"
+    title = "The GPU's compute mode for this process"
     area = "gpu-state"
     severity = Severity.HIGH
     requires = ("gpu.live",)
@@ -155,7 +155,7 @@ class GpuComputeModeRestricted(Check):
 
 class GpuMigEnabled(Check):
     id = "gpu-mig-enabled"
-    title = "MIG partitioning does not leave torch without a GPU or with a slice it did not ask for"
+    title = "MIG partitioning and torch's GPU slice"
     area = "gpu-state"
     severity = Severity.MEDIUM
     requires = ("gpu.live",)

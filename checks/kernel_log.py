@@ -84,7 +84,7 @@ class _KernelLogCheck(Check):
 
 class KernelLogUnreadable(Check):
     id = "kernel-log-unreadable"
-    title = "This boot's kernel log can be read"
+    title = "Read access to this boot's kernel log"
     area = "kernel-log"
     severity = Severity.LOW
     platforms = (Platform.LINUX,)
@@ -156,7 +156,7 @@ def _access_steps(facts, access: dict) -> list:
 
 class AmdgpuRingTimeout(_KernelLogCheck):
     id = "amdgpu-ring-timeout"
-    title = "No GPU job timed out in the amdgpu driver this boot"
+    title = "GPU job timeouts in the amdgpu driver this boot"
     severity = Severity.HIGH
     explains = tuple(Explains(t, when_failing) for t in KERNEL_FAILURES + ("amdgpu-gpu-reset",)) + (
         Explains("known-error-signatures", failing_signature(
@@ -201,7 +201,7 @@ class AmdgpuRingTimeout(_KernelLogCheck):
 
 class AmdgpuPageFault(_KernelLogCheck):
     id = "amdgpu-page-fault"
-    title = "No GPU page fault in the amdgpu driver this boot"
+    title = "GPU page faults in the amdgpu driver this boot"
     severity = Severity.HIGH
     explains = tuple(Explains(t, when_failing) for t in KERNEL_FAILURES + ("gpu-kernels-wrong-result",
                                                                           "amdgpu-gpu-reset")) + (
@@ -238,7 +238,7 @@ class AmdgpuPageFault(_KernelLogCheck):
 
 class AmdgpuGpuReset(_KernelLogCheck):
     id = "amdgpu-gpu-reset"
-    title = "amdgpu did not have to reset a GPU this boot"
+    title = "GPU resets by amdgpu this boot"
     severity = Severity.CRITICAL
     explains = tuple(Explains(t, when_failing) for t in (*TORCH_SEES_NO_GPU, "rocm-device-access", "gpu-kernel*",
                                                          "bench-*", "collective-*"))
@@ -275,7 +275,7 @@ class AmdgpuGpuReset(_KernelLogCheck):
 
 class AmdgpuInitFailed(_KernelLogCheck):
     id = "amdgpu-init-failed"
-    title = "amdgpu brought up the GPU's firmware (PSP, SMU) and IP blocks at boot"
+    title = "amdgpu's bring-up of the GPU's firmware (PSP, SMU) and IP blocks at boot"
     severity = Severity.CRITICAL
     explains = tuple(Explains(t, when_failing) for t in DRIVER_SYMPTOMS)
 
@@ -321,7 +321,7 @@ class AmdgpuInitFailed(_KernelLogCheck):
 
 class AmdgpuFirmwareNotAnswering(_KernelLogCheck):
     id = "amdgpu-firmware-not-answering"
-    title = "amdgpu's SMU and PSP firmware kept answering after the GPU came up"
+    title = "amdgpu's SMU and PSP firmware replies after the GPU came up"
     severity = Severity.HIGH
     explains = tuple(Explains(t, when_failing) for t in GPU_UNUSABLE)
     docs = ("https://lists.freedesktop.org/archives/amd-gfx/2025-October/",)

@@ -15,7 +15,7 @@ HIPCC_TARGETS = "HCC_AMDGPU_TARGET"
 
 class LegacyHipSetting(Check):
     id = "legacy-hip-setting"
-    title = "No setting keeps a meaning from an older ROCm release"
+    title = "Settings that keep a meaning from an older ROCm release"
     area = "amd"
     severity = Severity.MEDIUM
     docs = ("https://github.com/ROCm/hip/issues/2104",)

@@ -31,7 +31,7 @@ def _archs(version: str) -> tuple[list[str] | None, str | None]:
 
 class LogGfxNotInTorchBuild(Check):
     id = "log-gfx-not-in-torch-build"
-    title = "The torch build in the log has code for the GPU target the log names"
+    title = "GPU code in the log's torch build for the log's GPU target"
     area = "amd"
     severity = Severity.HIGH
     requires = ("log.machine",)
@@ -88,7 +88,7 @@ class LogGfxNotInTorchBuild(Check):
 
 class LogFromAnotherInterpreter(Check):
     id = "log-from-another-interpreter"
-    title = "The log comes from the interpreter rocm-doctor diagnosed"
+    title = "The log's interpreter against the one rocm-doctor diagnosed"
     area = "torch"
     severity = Severity.MEDIUM
     requires = ("log.machine", "python.target")
@@ -117,7 +117,7 @@ class LogFromAnotherInterpreter(Check):
 
 class LogGfxUnsupportedByRocm(Check):
     id = "log-gfx-unsupported-by-rocm"
-    title = "The ROCm release in the log supports the GPU target the log names"
+    title = "The log's ROCm release against the log's GPU target"
     area = "amd"
     severity = Severity.HIGH
     requires = ("log.machine",)
@@ -171,7 +171,7 @@ def _capability(gpu: dict) -> tuple[tuple[int, int] | None, str]:
 
 class LogDriverOlderThanTorchCuda(Check):
     id = "log-driver-older-than-torch-cuda"
-    title = "The NVIDIA driver the log shows runs the CUDA of the torch build it names"
+    title = "The log's NVIDIA driver against the CUDA of the log's torch build"
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("log.machine",)
@@ -212,7 +212,7 @@ class LogDriverOlderThanTorchCuda(Check):
 
 class LogSmNotInTorchBuild(Check):
     id = "log-sm-not-in-torch-build"
-    title = "The CUDA torch build in the log has code for the NVIDIA GPU the log shows"
+    title = "GPU code in the log's CUDA torch build for the log's NVIDIA GPU"
     area = "torch"
     severity = Severity.HIGH
     requires = ("log.machine",)

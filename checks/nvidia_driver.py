@@ -78,7 +78,7 @@ def _torch_alternatives(facts, driver_cuda: str | None) -> list:
 
 class NvidiaDriverOlderThanTorchCuda(Check):
     id = "nvidia-driver-older-than-torch-cuda"
-    title = "The NVIDIA driver is new enough for the CUDA torch was built with"
+    title = "The NVIDIA driver version against the CUDA of torch's build"
     explains = NVIDIA_GPU_WORK
     area = "torch"
     severity = Severity.CRITICAL

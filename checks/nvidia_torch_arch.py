@@ -57,7 +57,7 @@ def built_for(archs: list[str]) -> str:
 
 class SmNotInTorchArchList(Check):
     id = "sm-not-in-torch-arch-list"
-    title = "torch has GPU code for this NVIDIA GPU's compute capability"
+    title = "torch's GPU code for this NVIDIA GPU's compute capability"
     explains = NVIDIA_GPU_WORK
     area = "torch"
     severity = Severity.HIGH

@@ -45,7 +45,7 @@ def _short(pci: str) -> str:
 
 class NvidiaXid(_KernelLogCheck):
     id = "nvidia-xid"
-    title = "The NVIDIA driver logged no Xid error this boot"
+    title = "NVIDIA Xid errors in this boot's kernel log"
     severity = Severity.HIGH
     docs = (catalog.CATALOG_URL, "https://docs.nvidia.com/deploy/xid-errors/index.html")
     explains = (

@@ -10,7 +10,7 @@ PROXY_VARS = "HTTPS_PROXY / HTTP_PROXY / NO_PROXY"
 
 class PackageIndexUnreachable(Check):
     id = "package-index-unreachable"
-    title = "The PyTorch package index is reachable from this machine"
+    title = "Access to the PyTorch package index from this machine"
     area = "network"
     severity = Severity.MEDIUM
     requires = ("online.package_index",)

@@ -31,7 +31,7 @@ def _older(a: str, b: str) -> bool:
 
 class OsSupportMatrix(Check):
     id = "os-support-matrix"
-    title = "The distribution and kernel are on the installed ROCm release's OS list"
+    title = "The distribution and kernel against the installed ROCm release's OS list"
     explains = ("amdgpu-dkms-not-built",)
     area = "platform"
     severity = Severity.MEDIUM
@@ -133,7 +133,7 @@ class OsSupportMatrix(Check):
 
 class WslDistroSupport(Check):
     id = "wsl-distro-support"
-    title = "The WSL distribution is one ROCm's WSL packages are built for"
+    title = "The WSL distribution against ROCm's WSL package targets"
     explains = ("wsl-rocm-support",)
     area = "platform"
     severity = Severity.MEDIUM

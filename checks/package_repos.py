@@ -21,7 +21,7 @@ def _where(entry: dict) -> str:
 
 class RocmReposMixed(Check):
     id = "rocm-repos-mixed"
-    title = "The ROCm package repositories name one release, the installed one"
+    title = "ROCm releases in the package repositories"
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WSL)

@@ -27,7 +27,7 @@ def slowed_by(cause, symptom, _facts=None) -> bool:
 
 class EnvSwitchSlows(Check):
     id = "env-switch-slows"
-    title = "No environment switch that was set slows the benchmark"
+    title = "Environment switches that slow the benchmark"
     area = "performance"
     severity = Severity.MEDIUM
     requires = ("bench.results", FIGURES)

@@ -12,7 +12,7 @@ OLDEST_PYTHON = Version("3.9")
 
 class SupportedPlatform(Check):
     id = "platform-supported"
-    title = "Operating system can run PyTorch on an AMD or NVIDIA GPU"
+    title = "The operating system for PyTorch on an AMD or NVIDIA GPU"
     area = "platform"
     severity = Severity.HIGH
     requires = ("platform.os",)
@@ -36,7 +36,7 @@ class SupportedPlatform(Check):
 
 class TargetPython(Check):
     id = "python-version"
-    title = "Python version has PyTorch GPU wheels"
+    title = "PyTorch GPU wheels for this Python version"
     area = "platform"
     severity = Severity.HIGH
     requires = ("python.target",)

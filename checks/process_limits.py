@@ -43,7 +43,7 @@ def _shown(value) -> str:
 
 class ProcessAddressSpaceLimited(Check):
     id = "process-address-space-limited"
-    title = "No address-space limit below what a GPU context reserves"
+    title = "The address-space limit against what a GPU context reserves"
     area = "environment"
     severity = Severity.CRITICAL
     requires = ("process.limits",)
@@ -94,7 +94,7 @@ def _mentions_descriptors(_cause, symptom, _facts=None) -> bool:
 
 class ProcessOpenFilesLimited(Check):
     id = "process-open-files-limited"
-    title = "The open-file limit leaves room for a GPU process"
+    title = "The open-file limit for a GPU process"
     area = "environment"
     severity = Severity.HIGH
     requires = ("process.limits",)
@@ -164,7 +164,7 @@ def _ranges(cpus: list[int]) -> str:
 
 class ProcessCpusRestricted(Check):
     id = "process-cpus-restricted"
-    title = "torch may use the machine's CPUs"
+    title = "CPUs available to torch"
     area = "environment"
     severity = Severity.MEDIUM
     requires = ("process.limits",)
@@ -202,7 +202,7 @@ def _bytes(text):
 
 class ProcessCgroupCapped(Check):
     id = "process-cgroup-capped"
-    title = "The cgroup leaves room for a GPU process's memory and threads"
+    title = "cgroup room for a GPU process's memory and threads"
     area = "environment"
     severity = Severity.HIGH
     requires = ("process.limits",)

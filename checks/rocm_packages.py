@@ -49,7 +49,7 @@ def _tool(facts, manager: str) -> str:
 
 class RocmPackagesMixed(Check):
     id = "rocm-packages-mixed"
-    title = "The installed ROCm packages are of one release, from one source"
+    title = "Releases and sources of the installed ROCm packages"
     explains = RUNTIME_SYMPTOMS + ("rocm-opt-link",)
     area = "amd"
     severity = Severity.HIGH
@@ -115,7 +115,7 @@ def _broken(status: str) -> bool:
 
 class RocmInstallIncomplete(Check):
     id = "rocm-install-incomplete"
-    title = "dpkg finished installing every ROCm and amdgpu package"
+    title = "dpkg's install state of the ROCm and amdgpu packages"
     explains = DRIVER_SYMPTOMS + ("rocm-opt-link", "rocm-packages-mixed")
     area = "amd"
     severity = Severity.HIGH
@@ -159,7 +159,7 @@ class RocmInstallIncomplete(Check):
 
 class RocmOptLink(Check):
     id = "rocm-opt-link"
-    title = "/opt/rocm points at the installed ROCm release"
+    title = "The /opt/rocm link against the installed ROCm release"
     explains = ("rocm-paths", "hip-runtime-mismatch", "rocm-runtime-sees-no-gpu", "torch-probe-crashed")
     area = "amd"
     severity = Severity.MEDIUM

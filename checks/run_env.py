@@ -18,7 +18,7 @@ from rocm_doctor.parsers.visible_devices import parse_visible
 
 class ServiceEnvDiffers(Check):
     id = "service-env-differs"
-    title = "The service or kernel that runs the model has the GPU settings your shell has"
+    title = "GPU settings of the model's service or kernel against your shell's"
     area = "environment"
     severity = Severity.HIGH
     requires = ("run.env",)

@@ -33,7 +33,7 @@ def _said(api: str, call: dict, row: dict) -> str:
 
 class GpuRuntimeRefuses(Check):
     id = "gpu-runtime-refuses"
-    title = "The GPU runtime initialises and finds the GPUs"
+    title = "GPU runtime start-up and GPU discovery"
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("runtime.status", "torch.flavour")

@@ -25,7 +25,7 @@ def meaning(what: str) -> str:
 
 class ToolOutputGarbled(Check):
     id = "tool-output-garbled"
-    title = "ROCm tools print output one healthy install would print"
+    title = "ROCm tool output against what one healthy install prints"
     area = "amd"
     severity = Severity.MEDIUM
     requires = ("tools.garbled",)

@@ -29,7 +29,7 @@ def _volume_hint(facts) -> str:
 
 class ExternalToolMisbehaved(Check):
     id = "external-tool-misbehaved"
-    title = "Diagnostic tools ran cleanly"
+    title = "Results of the diagnostic tools"
     area = "rocm-doctor"
     severity = Severity.MEDIUM
 

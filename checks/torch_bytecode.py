@@ -40,7 +40,7 @@ def newer_python_files(version) -> str:
 
 class TorchBytecodeNotCached(Check):
     id = "torch-bytecode-not-cached"
-    title = "torch loads from compiled bytecode"
+    title = "Compiled bytecode for torch's modules"
     area = "torch"
     severity = Severity.LOW
     requires = ("torch.bytecode",)

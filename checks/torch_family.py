@@ -210,7 +210,7 @@ def replaces_torch(cause, _symptom, _facts=None) -> bool:
 
 class TorchFamilyMatches(Check):
     id = "torch-family-mismatch"
-    title = "torchvision, torchaudio and Triton are built for the installed torch"
+    title = "torchvision, torchaudio and Triton builds against the installed torch"
     area = "torch"
     severity = Severity.HIGH
     requires = ("torch.family",)

@@ -59,7 +59,7 @@ def _amd_plan_is_direct(facts) -> bool:
 
 class TorchProbeHealthy(Check):
     id = "torch-probe-crashed"
-    title = "The torch probe ran to completion"
+    title = "Completion of the torch probe"
     explains = TORCH_GPU_WORK
     area = "torch"
     severity = Severity.CRITICAL
@@ -168,7 +168,7 @@ class TorchInstalled(Check):
 
 class TorchBuildMatchesGpu(Check):
     id = "torch-build-mismatch"
-    title = "The torch build matches the GPU in this machine"
+    title = "The torch build against the GPU in this machine"
     explains = ("torch-cuda-unavailable", "gfx-not-in-torch-arch-list", "torch-arch-list-vs-table",
                 "hip-runtime-mismatch", *GPU_WORK)
     area = "torch"
@@ -205,7 +205,7 @@ class TorchBuildMatchesGpu(Check):
 
 class TorchSeesGpu(Check):
     id = "torch-cuda-unavailable"
-    title = "torch.cuda.is_available() is True"
+    title = "torch.cuda.is_available()"
     area = "torch"
     severity = Severity.CRITICAL
     requires = ("torch.available", "torch.flavour")

@@ -1,4 +1,4 @@
-"""torch can use numpy (torch-numpy-unusable). `import torch` warns "Failed to initialize NumPy: ..." on standard
+"""torch's use of numpy (torch-numpy-unusable). `import torch` warns "Failed to initialize NumPy: ..." on standard
 error when numpy is missing or of a binary interface torch was not built for, and goes on: the failure comes later,
 at the first tensor.numpy(), torch.from_numpy() or a library (torchvision, a DataLoader's collate) that uses them."""
 
@@ -26,7 +26,7 @@ def _version(text) -> Version | None:
 
 class TorchNumpyUnusable(Check):
     id = "torch-numpy-unusable"
-    title = "torch can use numpy"
+    title = "torch's use of numpy"
     area = "torch"
     severity = Severity.MEDIUM
     requires = ("torch.numpy",)

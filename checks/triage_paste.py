@@ -31,7 +31,7 @@ def next_pastes(summary: dict, log: dict) -> list[str]:
 
 class PasteNotEnoughToTell(Check):
     id = "paste-not-enough-to-tell"
-    title = "The paste holds enough to name a cause"
+    title = "What the paste holds to name a cause"
     area = "rocm-doctor"
     severity = Severity.MEDIUM
     undecided = True

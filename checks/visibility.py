@@ -15,7 +15,7 @@ from rocm_doctor.checks.symptoms import GPU_WORK
 
 class GpuVisibilityEnv(Check):
     id = "gpu-visibility-env"
-    title = "GPU visibility variables do not hide the GPUs"
+    title = "GPUs hidden by the GPU visibility variables"
     explains = ("torch-cuda-unavailable", "gpu-runtime-refuses", "windows-gpu-not-enumerated", "rocm-runtime-sees-no-gpu",
                 *GPU_WORK)
     area = "environment"

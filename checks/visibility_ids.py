@@ -53,7 +53,7 @@ def _rocminfo_ids(facts) -> tuple[list[str], list[str]]:
 
 class GpuVisibilityUnknownId(Check):
     id = "gpu-visibility-unknown-id"
-    title = "GPU UUIDs in the visibility variables name GPUs that exist"
+    title = "GPU UUIDs in the visibility variables"
     area = "environment"
     severity = Severity.HIGH
     explains = tuple(Explains(target, when_failing) for target in TORCH_GPU_WORK)

@@ -34,7 +34,7 @@ def _shell_only(facts, folders) -> list[str]:
 
 class DllShadowing(Check):
     id = "dll-shadowing"
-    title = "torch loads its own HIP/ROCm DLLs, not copies from System32 or PATH"
+    title = "Where torch's HIP/ROCm DLLs come from: its own folder, System32 or PATH"
     explains = ("hip-runtime-loaded-twice", *TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "windows-dlls"
     severity = Severity.CRITICAL
@@ -96,7 +96,7 @@ class DllShadowing(Check):
 
 class HipRuntimeLoadedTwice(Check):
     id = "hip-runtime-loaded-twice"
-    title = "Only one HIP runtime is loaded in the torch process"
+    title = "HIP runtimes loaded in the torch process"
     explains = (*TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "windows-dlls"
     severity = Severity.CRITICAL

@@ -69,7 +69,7 @@ def get_driver(what: str, url: str, note: str) -> S.Advice:
 
 class WindowsDriverTooOld(Check):
     id = "windows-driver-too-old"
-    title = "The AMD display driver is the one the installed PyTorch wheels and HIP SDK need"
+    title = "The AMD display driver against what the installed PyTorch wheels and HIP SDK need"
     explains = tuple(Explains(target, for_the_wheels) for target in TORCH_SYMPTOMS) + (
         Explains("windows-gpu-not-enumerated", for_the_sdk),)
     area = "windows-hip"

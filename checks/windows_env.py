@@ -29,7 +29,7 @@ def _scopes(facts):
 
 class EnvScopeConflict(_WindowsEnvCheck):
     id = "env-scope-conflict"
-    title = "GPU variables agree between the User and Machine scopes"
+    title = "GPU variables in the User and Machine scopes"
     severity = Severity.MEDIUM
     requires = ("windows.env.scopes",)
 
@@ -62,7 +62,7 @@ class EnvScopeConflict(_WindowsEnvCheck):
 
 class EnvSetButShellStale(_WindowsEnvCheck):
     id = "env-set-but-shell-stale"
-    title = "This shell has the environment the registry says it should"
+    title = "This shell's environment against the registry"
     explains = ("hip-sdk-version-mismatch",)
     severity = Severity.MEDIUM
     requires = ("windows.env.scopes",)
@@ -113,7 +113,7 @@ class EnvSetButShellStale(_WindowsEnvCheck):
 
 class PathTooLongForSetx(_WindowsEnvCheck):
     id = "path-too-long-for-setx"
-    title = "PATH fits setx's 1024-character limit (or was not cut by it)"
+    title = "PATH against setx's 1024-character limit"
     severity = Severity.MEDIUM
     requires = ("windows.path",)
 
@@ -164,7 +164,7 @@ class PathTooLongForSetx(_WindowsEnvCheck):
 
 class PathEntriesMissing(_WindowsEnvCheck):
     id = "path-entries-missing"
-    title = "Every PATH folder exists"
+    title = "Folders listed in PATH"
     severity = Severity.LOW
     requires = ("windows.path",)
 
@@ -202,7 +202,7 @@ def raw_entry(scope: dict | None, folder: str) -> str:
 
 class HsaOverrideOnWindows(_WindowsEnvCheck):
     id = "hsa-override-on-windows"
-    title = "HSA_OVERRIDE_GFX_VERSION is not relied on (Windows ignores it)"
+    title = "HSA_OVERRIDE_GFX_VERSION on Windows, which ignores it"
     severity = Severity.MEDIUM
     requires = ("windows.env.scopes",)
     docs = ("https://github.com/ROCm/TheRock/issues/1719", "https://github.com/ROCm/ROCm/issues/2654")

@@ -29,7 +29,7 @@ def _amd_wmi(facts):
 
 class HipSdkMissing(Check):
     id = "hip-sdk-missing"
-    title = "A HIP SDK is installed where HIP_PATH says"
+    title = "The HIP SDK install at HIP_PATH"
     area = "windows-hip"
     severity = Severity.MEDIUM
     platforms = WINDOWS
@@ -75,7 +75,7 @@ class HipSdkMissing(Check):
 
 class HipSdkVersionMismatch(Check):
     id = "hip-sdk-version-mismatch"
-    title = "HIP_PATH names the HIP version torch was built with"
+    title = "HIP_PATH's HIP version against torch's"
     area = "windows-hip"
     severity = Severity.MEDIUM
     platforms = WINDOWS
@@ -132,7 +132,7 @@ def _version_prefix(full: str, short: str) -> bool:
 
 class WindowsGpuNotEnumerated(Check):
     id = "windows-gpu-not-enumerated"
-    title = "The HIP runtime enumerates the AMD GPU (hipInfo)"
+    title = "AMD GPUs in the HIP runtime's enumeration (hipInfo)"
     explains = TORCH_GPU_WORK
     area = "windows-hip"
     severity = Severity.CRITICAL
@@ -193,7 +193,7 @@ def _exe_version(info):
 
 class AmdDisplayDriver(Check):
     id = "amd-display-driver-missing"
-    title = "The AMD display driver (Adrenalin) is installed for the AMD GPU"
+    title = "The AMD display driver (Adrenalin) for the AMD GPU"
     explains = ("windows-gpu-not-enumerated", "torch-cuda-unavailable", *GPU_WORK)
     area = "windows-hip"
     severity = Severity.HIGH

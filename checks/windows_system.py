@@ -31,7 +31,7 @@ def install_runtime() -> tuple[list, list]:
 
 class WindowsVcRuntimeMissing(Check):
     id = "windows-vc-runtime-missing"
-    title = "The Microsoft Visual C++ 2015-2022 x64 runtime torch loads is installed and new enough"
+    title = "The Microsoft Visual C++ 2015-2022 x64 runtime for torch"
     explains = (Explains("torch-not-installed", import_failed), Explains("torch-probe-crashed", import_failed))
     area = "windows"
     severity = Severity.HIGH
@@ -110,7 +110,7 @@ def stacks(facts) -> list[tuple[str, list[str], str]]:
 
 class WindowsBuildUnsupported(Check):
     id = "windows-build-unsupported"
-    title = "The Windows version is one the installed HIP SDK and PyTorch wheels list"
+    title = "The Windows version against the installed HIP SDK and PyTorch wheels' lists"
     area = "windows"
     severity = Severity.MEDIUM
     platforms = WINDOWS

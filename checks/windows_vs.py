@@ -39,7 +39,7 @@ def _label(instance):
 
 class VsCppWorkloadMissing(Check):
     id = "vs-cpp-workload-missing"
-    title = "Visual Studio or Build Tools has the C++ workload"
+    title = "The C++ workload of Visual Studio or Build Tools"
     explains = ("hiprtc-headers-missing", "vs-dev-shell-inactive")
     area = "windows-build"
     severity = Severity.MEDIUM
@@ -89,7 +89,7 @@ class VsCppWorkloadMissing(Check):
 
 class HiprtcHeadersMissing(Check):
     id = "hiprtc-headers-missing"
-    title = "hipRTC can find C++ standard headers (type_traits) for runtime kernel compilation"
+    title = "C++ standard headers (type_traits) for hipRTC's runtime kernel compilation"
     area = "windows-build"
     severity = Severity.HIGH
     platforms = WINDOWS
@@ -144,7 +144,7 @@ class HiprtcHeadersMissing(Check):
 
 class VsDevShellInactive(Check):
     id = "vs-dev-shell-inactive"
-    title = "This shell is a Visual Studio developer shell (cl.exe, INCLUDE)"
+    title = "Visual Studio developer shell settings in this shell (cl.exe, INCLUDE)"
     area = "windows-build"
     severity = Severity.LOW
     platforms = WINDOWS

@@ -29,7 +29,7 @@ def test_kernels_human_summary(doctor):
     assert proc.returncode == 0, proc.stderr
     assert "Outcomes: 3 ok" in proc.stdout
     # the title claims nothing of a GPU on a CPU run; the message names the device
-    assert "Operator kernels run without errors: 3 operator kernels ran correctly on cpu" in proc.stdout
+    assert "Errors from operator kernels: 3 operator kernels ran correctly on cpu" in proc.stdout
     assert "on the GPU" not in proc.stdout.split("Outcomes:", 1)[1].split("[skip]", 1)[0]
     assert "gpu-kernels-failed:" not in proc.stdout  # titles label the findings, not ids
 
