@@ -12,7 +12,8 @@ import re
 
 _TOO_OLD = re.compile(r"NVIDIA driver on your system is too old \(found version (\d+)\)")
 _INSUFFICIENT = re.compile(r"CUDA driver version is insufficient for CUDA runtime version")
-_SMI_HEADER = re.compile(r"Driver Version:\s*(\d+(?:\.\d+)+)\s+CUDA Version:\s*(\d+\.\d+)")
+# nvidia-smi's header: the driver and the newest CUDA it runs (older drivers print no CUDA version)
+SMI_HEADER = re.compile(r"Driver Version:\s*(\d+(?:\.\d+)+)(?:\s+CUDA Version:\s*(\d+\.\d+))?")
 _LIBCUDA = re.compile(r"(?:^|/)libcuda\.so\.(\d{3,}(?:\.\d+)+)$")
 
 
@@ -25,12 +26,12 @@ def read_text(text: str | None) -> dict:
     """{"driver_cuda", "driver_version" (None where not said), "too_old", "insufficient", "smi" (the lines)}."""
     out = {"driver_cuda": None, "driver_version": None, "too_old": None, "insufficient": None, "smi": None}
     for line in (text or "").splitlines():
-        too_old, smi = _TOO_OLD.search(line), _SMI_HEADER.search(line)
+        too_old, smi = _TOO_OLD.search(line), SMI_HEADER.search(line)
         if too_old and out["too_old"] is None:
             out["too_old"], out["driver_cuda"] = line.strip(), cuda_of_number(int(too_old.group(1)))
         if _INSUFFICIENT.search(line) and out["insufficient"] is None:
             out["insufficient"] = line.strip()
-        if smi and out["smi"] is None:
+        if smi and smi.group(2) and out["smi"] is None:
             out["smi"], out["driver_version"] = line.strip(), smi.group(1)
             out["driver_cuda"] = out["driver_cuda"] or smi.group(2)
     return out

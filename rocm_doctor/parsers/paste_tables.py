@@ -10,11 +10,11 @@ import re
 
 from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers.amd_smi import parse_amd_smi
+from rocm_doctor.parsers.cuda_driver import SMI_HEADER
 from rocm_doctor.parsers.paste_tools import tool_outputs
 
 MAX_GPUS = 64
 MAX_LINE = 2000  # a tool's line is short; a longer one is cut before any pattern sees it
-_SMI_HEADER = re.compile(r"NVIDIA-SMI (\S+)\s+Driver Version: (\S+)(?:\s+CUDA Version: (\d+\.\d+))?")
 # "|   0  NVIDIA GeForce RTX 3060 ...  WDDM  |   00000000:01:00.0 Off |" (Persistence-M or Driver-Model column)
 _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+(\S.*?)\s{2,}(?:On|Off|WDDM|TCC|N/A)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                       r"[0-9A-Fa-f]{2}\.\d)")
@@ -33,9 +33,9 @@ def _gpu(tool: str, line: str, name: str | None = None, gfx: str | None = None, 
 
 def _nvidia_smi(text: str, out: dict) -> None:
     for line in text.splitlines():
-        header = _SMI_HEADER.search(line)
+        header = SMI_HEADER.search(line) if "NVIDIA-SMI" in line else None
         if header and not out["drivers"]:
-            out["drivers"].append({"tool": "nvidia-smi", "version": header.group(2), "cuda": header.group(3),
+            out["drivers"].append({"tool": "nvidia-smi", "version": header.group(1), "cuda": header.group(2),
                                    "line": line.strip()[:300]})
         row = _SMI_ROW.match(line)
         if row and len(out["gpus"]) < MAX_GPUS:
