@@ -2,11 +2,13 @@
 # The GPU commands timed against their speed targets, as the machine is and with torch's bytecode cached. Each step
 # is MODE:NAME: MODE `as` runs with the environment as provisioned, `pyc` with bytecode written to and read from a
 # cache folder (PYTHONDONTWRITEBYTECODE unset, PYTHONPYCACHEPREFIX set: what a normal pip install gives, where
-# every import reads compiled bytecode; the first pyc step fills the cache). NAME: check, nogpu, kernels, quick,
-# full (the rocm-doctor commands, --json, wall time, headline and findings at warn or above), tl-quick, tl-full,
-# tl-kernels (benchmarks/child_timeline.py: when each record of the child arrives), jitcache (the size of the CUDA
-# driver's compute cache, where it keeps machine code it compiled from PTX). Every output is kept in
-# OUTDIR/results.tgz. Usage (from the repository root, on a machine whose python3 has a GPU build of torch):
+# every import reads compiled bytecode; a `pyc:compile` step fills the cache as pip does at install, else each pyc
+# step compiles what it is the first to import). NAME: check, nogpu, kernels, quick, full (the rocm-doctor
+# commands, --json, wall time, headline and findings at warn or above), compile (every module of the target's
+# site-packages and of rocm-doctor compiled to bytecode), tl-quick, tl-full, tl-kernels
+# (benchmarks/child_timeline.py: when each record of the child arrives), jitcache (the size of the CUDA driver's
+# compute cache, where it keeps machine code it compiled from PTX). Every output is kept in OUTDIR/results.tgz.
+# Usage (from the repository root, on a machine whose python3 has a GPU build of torch):
 #   bash benchmarks/run_speed_targets.sh OUTDIR STEP...
 USAGE="run_speed_targets.sh OUTDIR STEP..."
 source "$(dirname "$0")/_install.sh"
@@ -26,6 +28,10 @@ step() {
           env $(mode_env "$mode") python3 "$repo/benchmarks/child_timeline.py" $what --json "$work/$1.json" \
             > "$work/$1.txt" 2>&1
           echo "=== $1: rc=$? wall_ms=$(( ($(date +%s%N) - t0) / 1000000 ))"; tail -1 "$work/$1.txt"; return;;
+    compile) local t0=$(date +%s%N)  # what pip does at install: every module of the target's packages compiled
+             env $(mode_env "$mode") python3 -m compileall -q -j 0 "$site" \
+               "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" > /dev/null 2>&1
+             echo "=== $1: rc=$? wall_ms=$(( ($(date +%s%N) - t0) / 1000000 ))"; return;;
     jitcache) echo "=== $1: $(du -sh "${CUDA_CACHE_PATH:-$HOME/.nv/ComputeCache}" 2>&1) $(env | grep ^CUDA_CACHE)"
               return;;
     *) echo "unknown step $1"; return;;
