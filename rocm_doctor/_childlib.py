@@ -122,6 +122,41 @@ def load_sibling(script, filename):
     return load_module(os.path.join(os.path.dirname(os.path.abspath(script)), filename), name)
 
 
+def start_driver(device, index=None, gated=False, load=None):
+    """On Linux with the NVIDIA driver, start it (cuInit) and create the device's primary context in a thread while
+    torch imports: the first CUDA call pays both after the import otherwise, and torch's runtime takes over the same
+    primary context. `device` is the child's device ("cuda", "cuda:1", "auto", "cpu"); `index` the GPU where the
+    device does not name one. Nothing for a gated child (it touches no GPU before its turn), on the CPU device, or
+    where libcuda is missing (ROCm, no GPU: torch's own calls then report what fails). Returns (thread, record); the
+    record gets the driver's status codes and the seconds taken once the thread ends."""
+    device = str(device)
+    if gated or not device.startswith(("cuda", "auto")) or not sys.platform.startswith("linux"):
+        return None, None
+    ordinal = int(device.partition(":")[2] or index or 0)
+    record = {}
+
+    def run():
+        import ctypes
+
+        began = time.monotonic()
+        try:
+            lib = (load or ctypes.CDLL)("libcuda.so.1")
+        except OSError:
+            record.update(status="no libcuda.so.1")
+            return
+        handle, context = ctypes.c_int(), ctypes.c_void_p()
+        status = lib.cuInit(0)
+        if status == 0:
+            status = lib.cuDeviceGet(ctypes.byref(handle), ordinal)
+        if status == 0:
+            status = lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), handle)
+        record.update(status=status, seconds=round(time.monotonic() - began, 3))
+
+    thread = threading.Thread(target=run, name="cuda-driver-start", daemon=True)
+    thread.start()
+    return thread, record
+
+
 def wait_for(path, timeout_s, poll_s=0.005):
     """Wait until the file `path` exists (the parent's go) or `timeout_s` pass; True when it appeared. A child
     started ahead of its turn waits here, before it touches the GPU, so that only one process computes on it."""

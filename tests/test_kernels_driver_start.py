@@ -1,5 +1,6 @@
-"""The kernel child starts the NVIDIA driver and the device's primary context while torch imports, through a stand-in
-for libcuda here: which calls it makes, what it records, and when it does nothing."""
+"""The kernel and bench children start the NVIDIA driver and the device's primary context while torch imports
+(_childlib.start_driver), through a stand-in for libcuda here: which calls it makes, what it records, and when it
+does nothing."""
 
 from __future__ import annotations
 
@@ -9,20 +10,15 @@ from pathlib import Path
 
 import pytest
 
-CHILD = Path(__file__).resolve().parents[1] / "rocm_doctor" / "gpu" / "kernels" / "_child.py"
+CHILDLIB = Path(__file__).resolve().parents[1] / "rocm_doctor" / "_childlib.py"
 
 
 @pytest.fixture(scope="module")
 def child():
-    saved = sys.modules.get("_doctor_childlib")
-    spec = importlib.util.spec_from_file_location("_doctor_kernel_child_under_test", CHILD)
+    spec = importlib.util.spec_from_file_location("_doctor_childlib_under_test", CHILDLIB)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    yield module
-    if saved is None:
-        sys.modules.pop("_doctor_childlib", None)
-    else:
-        sys.modules["_doctor_childlib"] = saved
+    return module
 
 
 class FakeCuda:
@@ -42,14 +38,14 @@ class FakeCuda:
         return 0
 
 
-def run(child, payload, lib=None, error=None):
+def run(child, device, index=None, lib=None, error=None, gated=False):
     def load(name):
         assert name == "libcuda.so.1"
         if error:
             raise error
         return lib
 
-    thread, record = child.start_driver(payload, load=load)
+    thread, record = child.start_driver(device, index, gated=gated, load=load)
     if thread is not None:
         thread.join(10)
     return thread, record
@@ -58,21 +54,28 @@ def run(child, payload, lib=None, error=None):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the driver start is for Linux")
 def test_the_driver_and_the_devices_primary_context_start_in_a_thread(child):
     lib = FakeCuda()
-    _thread, record = run(child, {"device": "cuda:1"}, lib)
+    _thread, record = run(child, "cuda:1", lib=lib)
     assert lib.calls == ["cuInit", ("cuDeviceGet", 1), "cuDevicePrimaryCtxRetain"]
     assert record["status"] == 0 and record["seconds"] >= 0
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the driver start is for Linux")
+def test_the_bench_childs_auto_device_starts_the_gpu_its_index_names(child):
+    lib = FakeCuda()
+    run(child, "auto", 2, lib=lib)
+    assert lib.calls == ["cuInit", ("cuDeviceGet", 2), "cuDevicePrimaryCtxRetain"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the driver start is for Linux")
 def test_a_driver_that_fails_to_start_is_recorded_and_nothing_more_is_asked(child):
     lib = FakeCuda(init_status=100)  # CUDA_ERROR_NO_DEVICE
-    _thread, record = run(child, {"device": "cuda"}, lib)
+    _thread, record = run(child, "cuda", lib=lib)
     assert lib.calls == ["cuInit"] and record["status"] == 100
-    _thread, record = run(child, {"device": "cuda"}, error=OSError("libcuda.so.1: cannot open shared object file"))
+    _thread, record = run(child, "cuda", error=OSError("libcuda.so.1: cannot open shared object file"))
     assert record == {"status": "no libcuda.so.1"}
 
 
-@pytest.mark.parametrize("payload", [{"device": "cpu"}, {"device": "cuda", "gate": "/tmp/go"}])
-def test_nothing_starts_on_the_cpu_device_or_in_a_child_waiting_for_its_turn(child, payload):
+@pytest.mark.parametrize("device, gated", [("cpu", False), ("cuda", True), ("auto", True)])
+def test_nothing_starts_on_the_cpu_device_or_in_a_child_waiting_for_its_turn(child, device, gated):
     lib = FakeCuda()
-    assert run(child, payload, lib) == (None, None) and lib.calls == []
+    assert run(child, device, lib=lib, gated=gated) == (None, None) and lib.calls == []

@@ -33,21 +33,31 @@ ANCESTORS = 6  # parent levels followed from a listed pid towards the doctor
 
 
 def _nvidia(recorder: Recorder) -> list[int]:
-    """The nvidia-smi queries; a field this driver does not know is dropped and the query asked again."""
     tool = shutil.which("nvidia-smi", path=recorder.context.env.get("PATH")) or "nvidia-smi"
-    fields = list(nvidia_smi.GPU_FIELDS)
-    for _ in range(4):
-        result = recorder.command("nvidia-smi-query-gpu", [tool, "--query-gpu=" + ",".join(fields), CSV])
-        unknown = nvidia_smi.invalid_field(result.stdout + result.stderr)
-        if result.error or unknown not in fields:
-            break
-        fields.remove(unknown)
-    if result.error or result.timed_out:  # absent, or hung: asked again it would hang again
-        return []
-    _, apps = recorder.side_by_side(
-        lambda: recorder.command("nvidia-smi-list", [tool, "-L"]),
+    return nvidia_queries(recorder, tool, list(nvidia_smi.GPU_FIELDS), (("nvidia-smi-list", [tool, "-L"]),))
+
+
+def nvidia_queries(recorder: Recorder, tool: str, fields: list[str], extra=()) -> list[int]:
+    """nvidia-smi's GPU query beside its compute-apps query and the `extra` (key, argv) commands, all at once (each
+    sample of the bench waits on them); a field this driver does not know is dropped from `fields` and the GPU query
+    asked again. The pids listed, none where the GPU query failed (absent, or hung: asked again it would hang
+    again)."""
+    def query_gpus():
+        for _ in range(4):
+            result = recorder.command("nvidia-smi-query-gpu", [tool, "--query-gpu=" + ",".join(fields), CSV])
+            unknown = nvidia_smi.invalid_field(result.stdout + result.stderr)
+            if result.error or unknown not in fields:
+                return result
+            fields.remove(unknown)
+        return result
+
+    gpus, apps, *_ = recorder.side_by_side(
+        query_gpus,
         lambda: recorder.command("nvidia-smi-compute-apps",
-                                 [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV]))
+                                 [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV]),
+        *(lambda key=key, argv=argv: recorder.command(key, argv) for key, argv in extra))
+    if gpus.error or gpus.timed_out:
+        return []
     return [p["pid"] for p in nvidia_smi.parse_compute_apps(apps.stdout)["processes"]]
 
 

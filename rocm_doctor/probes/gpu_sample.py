@@ -1,5 +1,5 @@
 """A cheap sample of the live GPU state, taken by the parent around each stage and each bench section: one
-`nvidia-smi --query-gpu` and one `--query-compute-apps` on NVIDIA, one `rocm-smi` JSON query on AMD (amd-smi where
+`nvidia-smi --query-gpu` beside one `--query-compute-apps` on NVIDIA, one `rocm-smi` JSON query on AMD (amd-smi where
 rocm-smi is missing), and the `/proc/<pid>/status` of each listed process and its parents, so the doctor's own
 children are told apart from other processes. The sample is raw observations, so a replay re-reads it. Its
 commands run side by side under one deadline: hung tools cost one timeout per sample, not one each.
@@ -14,12 +14,11 @@ from typing import Callable, Mapping
 
 from rocm_doctor.engine import runner
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_process
 from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
 from rocm_doctor.probes._base import ProbeContext, Recorder
 from rocm_doctor.probes.amd_tools import resolve
-from rocm_doctor.probes.gpu_live import AMD_COMMANDS, CSV, record_parents
+from rocm_doctor.probes.gpu_live import AMD_COMMANDS, nvidia_queries, record_parents
 
 Sampler = Callable[[], dict]
 FIELDS = ("index", "uuid", "name", "pci.bus_id", "utilization.gpu", "memory.used", "memory.total", "clocks.sm",
@@ -45,7 +44,7 @@ def sampler(env: Mapping[str, str], platform_os: str, timeout_s: float = TIMEOUT
         recorder.put("gpu.live.self", {"pid": os.getpid(), "started": runner.started_pids()})
         asked = nvidia or not any(amd.values())
         on_nvidia, on_amd = recorder.side_by_side(
-            lambda: _nvidia(recorder, nvidia or "nvidia-smi", fields) if asked else [],
+            lambda: nvidia_queries(recorder, nvidia or "nvidia-smi", fields) if asked else [],
             lambda: _amd(recorder, amd, env))
         record_parents(recorder, on_nvidia + on_amd, STATUS_CAP)
         raw = observations.to_dict()
@@ -53,20 +52,6 @@ def sampler(env: Mapping[str, str], platform_os: str, timeout_s: float = TIMEOUT
                 "seconds": round(time.monotonic() - started, 3)}
 
     return sample
-
-
-def _nvidia(recorder: Recorder, tool: str, fields: list[str]) -> list[int]:
-    for _ in range(4):
-        result = recorder.command("nvidia-smi-query-gpu", [tool, "--query-gpu=" + ",".join(fields), CSV])
-        unknown = nvidia_smi.invalid_field(result.stdout + result.stderr)
-        if result.error or unknown not in fields:
-            break
-        fields.remove(unknown)
-    if result.error or result.timed_out:  # absent, or hung: asked again it would hang again
-        return []
-    apps = recorder.command("nvidia-smi-compute-apps",
-                            [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV])
-    return [p["pid"] for p in nvidia_smi.parse_compute_apps(apps.stdout)["processes"]]
 
 
 def _amd(recorder: Recorder, tools: dict, env: dict) -> list[int]:

@@ -101,13 +101,18 @@ def main():
         emit.mirror_to(payload["progress_file"])
     emit("start", python=sys.version.split()[0], executable=sys.executable, pid=os.getpid())
     started = time.monotonic()
+    driver, driver_start = childlib.start_driver(payload.get("device", "auto"), payload.get("device_index"),
+                                                 gated=bool(payload.get("gate")))
     try:
         import torch
     except BaseException as exc:  # torch's import can raise anything, including SystemExit
         emit.finish("import", ok=False, error=error_text(exc))
         return
+    if driver is not None:
+        driver_start["before_import_ended"] = not driver.is_alive()
     emit("import", ok=True, seconds=round(time.monotonic() - started, 3), version=torch.__version__,
-         cuda=getattr(torch.version, "cuda", None), hip=getattr(torch.version, "hip", None))
+         cuda=getattr(torch.version, "cuda", None), hip=getattr(torch.version, "hip", None),
+         driver_start=dict(driver_start) if driver_start is not None else None)
     if payload.get("gate") and not childlib.wait_for(payload["gate"], payload.get("gate_s", 600)):
         emit.finish("device", error="started ahead of its turn, and its turn never came")
         return

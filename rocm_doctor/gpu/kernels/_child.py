@@ -26,7 +26,6 @@ import importlib.util
 import math
 import os
 import sys
-import threading
 import time
 import traceback
 import warnings
@@ -337,45 +336,12 @@ def run_case(torch, case, payload, device, device_type):
     return record
 
 
-def start_driver(payload, load=None):
-    """On Linux with the NVIDIA driver, start it (cuInit) and create the device's primary context in a thread while
-    torch imports: the first CUDA call pays both after the import otherwise, and torch's runtime takes over the same
-    primary context. Nothing with a gate (that child touches no GPU before its turn), on the CPU device, or where
-    libcuda is missing (ROCm, no GPU: torch's own calls then report what fails). Returns (thread, record); the
-    record gets the driver's status codes and the seconds taken once the thread ends."""
-    device = str(payload.get("device") or "cuda")
-    if payload.get("gate") or not device.startswith("cuda") or not sys.platform.startswith("linux"):
-        return None, None
-    record = {}
-
-    def run():
-        import ctypes
-
-        began = time.monotonic()
-        try:
-            lib = (load or ctypes.CDLL)("libcuda.so.1")
-        except OSError:
-            record.update(status="no libcuda.so.1")
-            return
-        handle, context = ctypes.c_int(), ctypes.c_void_p()
-        status = lib.cuInit(0)
-        if status == 0:
-            status = lib.cuDeviceGet(ctypes.byref(handle), int(device.partition(":")[2] or 0))
-        if status == 0:
-            status = lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), handle)
-        record.update(status=status, seconds=round(time.monotonic() - began, 3))
-
-    thread = threading.Thread(target=run, name="cuda-driver-start", daemon=True)
-    thread.start()
-    return thread, record
-
-
 def main():
     faulthandler.enable()
     payload = childlib.read_payload()
     emit("start", python=sys.version.split()[0], executable=sys.executable, pid=os.getpid())
     started = time.monotonic()
-    driver, driver_start = start_driver(payload)
+    driver, driver_start = childlib.start_driver(payload.get("device") or "cuda", gated=bool(payload.get("gate")))
     try:
         import torch
     except BaseException as exc:
