@@ -1,9 +1,11 @@
-"""The keys that cross from observing to interpreting, in one place: where each probe records what it saw (a
-command's key, a file or folder read, a probe value, a registry key) and which interpreter owns each fact.
+"""The keys that cross from observing to interpreting to judging, in one place: where each probe records what it
+saw (a command's key, a file or folder read, a probe value, a registry key), each fact's name, and which interpreter
+owns each fact.
 
 A probe records under these names and an interpreter reads them back from a live run or a snapshot, so both
-import them from here and neither spells one itself. FACTS names the one interpreter that sets each fact; the
-interpreters run in the order their REQUIRES and this table give (rocm_doctor/interpret/__init__.py).
+import them from here and neither spells one itself; interpreters, checks and reports name facts by the constants
+below the same way. FACTS names the one interpreter that sets each fact; the interpreters run in the order their
+REQUIRES and this table give (rocm_doctor/interpret/__init__.py).
 """
 
 from __future__ import annotations
