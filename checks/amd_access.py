@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.facts.keys import (GPU_PCI, LINUX_AMDGPU_MODULE, LINUX_DEVICE_ACCESS, LINUX_GROUPS,
+                                    LINUX_KERNEL_CMDLINE, ROCMINFO_STATUS)
 
 from rocm_doctor.checks.amd_common import gpus
 from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
@@ -13,8 +15,8 @@ NOGROUP = 65534
 
 
 def amd_present(facts) -> bool:
-    status = (facts.get("rocminfo.status") or {}).get("state")
-    return bool(gpus(facts)) or any(g.get("vendor") == "amd" for g in facts.get("gpu.pci") or []) or status in (
+    status = (facts.get(ROCMINFO_STATUS) or {}).get("state")
+    return bool(gpus(facts)) or any(g.get("vendor") == "amd" for g in facts.get(GPU_PCI) or []) or status in (
         "kfd-permission-denied", "kfd-no-memory", "rock-not-loaded", "kfd-open-failed")
 
 
@@ -27,8 +29,8 @@ class RocmDeviceAccess(Check):
     platforms = (Platform.LINUX,)  # WSL goes through /dev/dxg: wsl-rocm-support
 
     def run(self, facts):
-        access = facts.get("linux.device_access") or {}
-        status = facts.get("rocminfo.status") or {}
+        access = facts.get(LINUX_DEVICE_ACCESS) or {}
+        status = facts.get(ROCMINFO_STATUS) or {}
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
         kfd = access.get("/dev/kfd") or {}
@@ -40,7 +42,7 @@ class RocmDeviceAccess(Check):
         evidence = [self._describe(i) for i in denied] + list(status.get("evidence") or [])[1:4]
         if denied:
             return self._denied(facts, denied, evidence)
-        if access and not kfd.get("exists") and (facts.get("linux.amdgpu_module") or {}).get("loaded"):
+        if access and not kfd.get("exists") and (facts.get(LINUX_AMDGPU_MODULE) or {}).get("loaded"):
             return self.fail(
                 "/dev/kfd does not exist although amdgpu is loaded: in a container the devices were not passed in.",
                 evidence=[self._describe(dict(kfd, path="/dev/kfd"))],
@@ -59,7 +61,7 @@ class RocmDeviceAccess(Check):
                 f"{owner}, open O_RDWR: {'ok' if info.get('read_write') else info.get('errno') or 'failed'}"))
 
     def _denied(self, facts, denied, evidence):
-        groups = facts.get("linux.groups") or {}
+        groups = facts.get(LINUX_GROUPS) or {}
         paths = ", ".join(i["path"] for i in denied)
         owner_groups = {i.get("group") for i in denied}
         if "nogroup" in owner_groups or NOGROUP in {i.get("gid") for i in denied} or any(
@@ -115,9 +117,9 @@ class RocmKernelDriver(Check):
     def run(self, facts):
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
-        status = facts.get("rocminfo.status") or {}
-        module = facts.get("linux.amdgpu_module") or {}
-        cmdline = facts.get("linux.kernel_cmdline") or {}
+        status = facts.get(ROCMINFO_STATUS) or {}
+        module = facts.get(LINUX_AMDGPU_MODULE) or {}
+        cmdline = facts.get(LINUX_KERNEL_CMDLINE) or {}
         evidence = list(status.get("evidence") or [])[:5]
         if module:
             evidence.append(f"/sys/module/amdgpu: {'present' if module.get('loaded') else 'absent'}"

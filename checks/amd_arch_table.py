@@ -4,6 +4,7 @@ the installed torch is the authority, and a difference is worth knowing (a custo
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import TORCH_ARCH_LIST, TORCH_FLAVOUR, TORCH_VERSION
 from rocm_doctor.knowledge import wheels
 from rocm_doctor.parsers.gfx import base_gfx
 
@@ -16,17 +17,17 @@ class TorchArchListMatchesTable(Check):
     area = "amd"
     severity = Severity.LOW
     platforms = (Platform.LINUX, Platform.WSL, Platform.WINDOWS)
-    requires = ("torch.arch_list", "torch.flavour")
+    requires = (TORCH_ARCH_LIST, TORCH_FLAVOUR)
 
     def run(self, facts):
-        if facts["torch.flavour"] != "rocm":
+        if facts[TORCH_FLAVOUR] != "rocm":
             return self.skip("not a ROCm build of torch")
         index = torch_index(facts)
         table = wheels.index_archs(index) if index else None
-        measured = sorted({base_gfx(a) or a for a in facts["torch.arch_list"]})
+        measured = sorted({base_gfx(a) or a for a in facts[TORCH_ARCH_LIST]})
         if table is None:
             return self.info(
-                f"torch {facts.get('torch.version')} reports {', '.join(measured)}; data/torch_wheels.json has no "
+                f"torch {facts.get(TORCH_VERSION)} reports {', '.join(measured)}; data/torch_wheels.json has no "
                 f"record for {'its index ' + index if index else 'this build'} (a custom or AMD-built wheel): "
                 "rocm-doctor uses torch's own list.",
             )
@@ -41,7 +42,7 @@ class TorchArchListMatchesTable(Check):
         if missing:
             parts.append(f"lacks {', '.join(missing)} that the table lists")
         return self.info(
-            f"torch {facts.get('torch.version')} {' and '.join(parts)} for {index}: this torch was built differently "
+            f"torch {facts.get(TORCH_VERSION)} {' and '.join(parts)} for {index}: this torch was built differently "
             "from the published wheels (a custom build, or a different torch release on that index), or the table "
             "is stale. rocm-doctor judges GPU support by torch's own list.",
             evidence=[f"torch.cuda.get_arch_list(): {', '.join(measured)}",

@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.facts.keys import (GPU_INVENTORY, GPU_TARGETS, HIP_VERSION, LOG_MACHINE, PLATFORM_OS_RELEASE,
+                                    ROCM_PATHS_KEY, SHELL_RC_LINES, TORCH_ARCH_LIST, TORCH_FLAVOUR, TORCH_HIP,
+                                    TORCH_VERSION)
 from rocm_doctor.knowledge import wheels
 from rocm_doctor.parsers import hsa_override
 
@@ -16,7 +19,7 @@ OVERRIDE = hsa_override.VARIABLE
 
 def gpus(facts) -> list[dict]:
     """AMD GPUs of gpu.inventory (CPU agents and NPUs are already excluded)."""
-    return [g for g in facts.get("gpu.inventory") or [] if isinstance(g, dict)]
+    return [g for g in facts.get(GPU_INVENTORY) or [] if isinstance(g, dict)]
 
 
 
@@ -28,7 +31,7 @@ def label(gpu: dict) -> str:
 
 def target(facts, gpu: dict) -> dict:
     """This GPU's entry of gpu.targets ({} when the fact is missing, as it is with no inventory)."""
-    return next((t for t in facts.get("gpu.targets") or [] if isinstance(t, dict) and t.get("index") == gpu.get("index")), {})
+    return next((t for t in facts.get(GPU_TARGETS) or [] if isinstance(t, dict) and t.get("index") == gpu.get("index")), {})
 
 
 def _judged(facts, gpu: dict) -> dict:
@@ -64,7 +67,7 @@ def integrated(facts, gpu: dict) -> bool:
 
 def torch_index(facts) -> str | None:
     """"2.7.1+rocm6.3" → "rocm6.3" (the download.pytorch.org index the wheel came from), else None."""
-    return index_of(facts.get("torch.version"))
+    return index_of(facts.get(TORCH_VERSION))
 
 
 def index_of(torch_version: str | None) -> str | None:
@@ -74,10 +77,10 @@ def index_of(torch_version: str | None) -> str | None:
 
 def arch_list(facts) -> tuple[list[str] | None, str]:
     """torch's arch list and where it comes from: measured (get_arch_list) or the table for its wheel index."""
-    measured = facts.get("torch.arch_list")
+    measured = facts.get(TORCH_ARCH_LIST)
     if measured:
         return list(measured), "torch.cuda.get_arch_list()"
-    if facts.get("torch.flavour") == "rocm" and torch_index(facts):
+    if facts.get(TORCH_FLAVOUR) == "rocm" and torch_index(facts):
         table = wheels.index_archs(torch_index(facts))
         if table:
             return table, f"the {torch_index(facts)} wheel's targets (data/torch_wheels.json; torch could not report its own)"
@@ -91,15 +94,15 @@ def covered(archs, gfx: str | None) -> bool:
 def rocm_version(facts) -> tuple[str | None, str]:
     """The installed ROCm point release when an install says it (.info/version), else HIP's, else torch's HIP, else
     what a log given with --log says (a library path's /opt/rocm-X, a HIP version line)."""
-    for install in (facts.get("rocm.paths") or {}).get("installs") or []:
+    for install in (facts.get(ROCM_PATHS_KEY) or {}).get("installs") or []:
         if install.get("active") and install.get("version"):
             return install["version"].split("-")[0], f"{install['path']}/.info/version"
-    hip = facts.get("hip.version") or {}
+    hip = facts.get(HIP_VERSION) or {}
     if hip.get("text"):
         return hip["text"], hip.get("source") or "hipconfig"
-    if facts.get("torch.hip"):
-        return facts["torch.hip"], "torch.version.hip"
-    log = facts.get("log.machine") or {}  # a log replayed without its machine: the release its paths name
+    if facts.get(TORCH_HIP):
+        return facts[TORCH_HIP], "torch.version.hip"
+    log = facts.get(LOG_MACHINE) or {}  # a log replayed without its machine: the release its paths name
     for key in ("rocm", "hip"):
         if log.get(key):
             return log[key][0]["version"], f"the log {log.get('path')}: {log[key][0]['line'][:120]}"
@@ -117,7 +120,7 @@ _UPDATE_GRUB = {"debian", "ubuntu"}
 def kernel_parameter_steps(facts, params: str, note: str) -> tuple[list, list]:
     """(steps, alternatives) that add kernel parameters for the next boot: grubby on Fedora/RHEL, else
     /etc/default/grub and update-grub (Debian, Ubuntu); grubby is the alternative when the distribution is unknown."""
-    release = facts.get("platform.os_release") or {}
+    release = facts.get(PLATFORM_OS_RELEASE) or {}
     family = {release.get("ID", "")} | set(str(release.get("ID_LIKE", "")).split())
     grubby = [S.run_command(["sudo", "grubby", "--update-kernel=ALL", f"--args={params}"],
                             description=f"add {params} to the kernel command line of every installed kernel, then "
@@ -137,5 +140,5 @@ def kernel_parameter_steps(facts, params: str, note: str) -> tuple[list, list]:
 
 
 def rc_evidence(facts, name: str) -> list[str]:
-    return [f"{h['file']}:{h['line_no']}: {h['line']}" for h in facts.get("shell.rc_lines") or []
+    return [f"{h['file']}:{h['line_no']}: {h['line']}" for h in facts.get(SHELL_RC_LINES) or []
             if h.get("variable") == name]

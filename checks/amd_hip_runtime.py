@@ -8,6 +8,8 @@ import posixpath
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import (GPU_PCI, HIP_CONFIG, HIP_VERSION, ROCM_PATHS_KEY, TORCH_FILE, TORCH_HIP,
+                                    TORCH_LIBRARIES)
 from rocm_doctor.knowledge import legacy, versions
 
 from rocm_doctor.checks.amd_common import gpus
@@ -22,7 +24,7 @@ LD_ADVICE = ["Let torch use the libamdhip64 it ships: keep ROCm's lib folder out
 
 
 def loaded_runtimes(facts) -> list[str]:
-    return list(dict.fromkeys(p for p in facts.get("torch.libraries") or []
+    return list(dict.fromkeys(p for p in facts.get(TORCH_LIBRARIES) or []
                               if posixpath.basename(p).startswith(HIP_LIB)))
 
 
@@ -40,9 +42,9 @@ class HipRuntimeMismatch(Check):
     platforms = (Platform.LINUX, Platform.WSL)
 
     def run(self, facts):
-        amd = bool(gpus(facts)) or any(g.get("vendor") == "amd" for g in facts.get("gpu.pci") or [])
+        amd = bool(gpus(facts)) or any(g.get("vendor") == "amd" for g in facts.get(GPU_PCI) or [])
         findings = [f for f in (self._platform(facts, amd), self._hcc(facts)) if f]
-        torch_hip, system = facts.get("torch.hip"), (facts.get("hip.version") or {}).get("text")
+        torch_hip, system = facts.get(TORCH_HIP), (facts.get(HIP_VERSION) or {}).get("text")
         runtimes = loaded_runtimes(facts)
         if torch_hip and (system or runtimes):
             findings.append(self._versions(facts, torch_hip, system, runtimes))
@@ -54,7 +56,7 @@ class HipRuntimeMismatch(Check):
 
     def _platform(self, facts, amd):
         value = facts.env.get("HIP_PLATFORM")
-        config = (facts.get("hip.config") or {}).get("platform")
+        config = (facts.get(HIP_CONFIG) or {}).get("platform")
         # HIP up to 4.0 said hcc for amd and nvcc for nvidia; a value hipcc never knew is legacy-hip-setting's
         old = legacy.reading("HIP_PLATFORM", value) if value else None
         if old is not None and old.means is None:
@@ -78,7 +80,7 @@ class HipRuntimeMismatch(Check):
         """The HCC fallback of a half-installed HIP: hipconfig reports the HCC compiler on a HIP after HCC, or cannot
         run it. Platform hcc alone is HIP 4.0's name for amd; HIP_COMPILER=hcc set in the environment is a stale
         variable (legacy-hip-setting), not a broken install; an HCC-era HIP's working HCC is its real toolchain."""
-        config = facts.get("hip.config") or {}
+        config = facts.get(HIP_CONFIG) or {}
         if (config.get("compiler") or "").lower() != "hcc" or (facts.env.get("HIP_COMPILER") or "").lower() == "hcc":
             return None
         cannot_run = any("hcc/bin/hcc" in line for line in config.get("problems") or [])
@@ -96,7 +98,7 @@ class HipRuntimeMismatch(Check):
                                needs_admin=True, note="hip-base alone is not a HIP install")])
 
     def _versions(self, facts, torch_hip, system, runtimes):
-        torch_dir = posixpath.dirname(facts.get("torch.file") or "")
+        torch_dir = posixpath.dirname(facts.get(TORCH_FILE) or "")
         foreign = [p for p in runtimes if not (torch_dir and p.startswith(torch_dir + "/"))]
         evidence = [f"torch.version.hip = {torch_hip}", f"system HIP (hipconfig) = {system or 'not found'}",
                     *(f"loaded: {p}" for p in runtimes)]
@@ -129,7 +131,7 @@ def _platform_today(value: str | None) -> str | None:
 def _ld_steps(facts, foreign: list[str]) -> list:
     """Drop the LD_LIBRARY_PATH entries that hold a foreign libamdhip64, in this shell and where an rc file sets it."""
     folders = {posixpath.dirname(p) for p in foreign}
-    listed = (facts.get("rocm.paths") or {}).get("LD_LIBRARY_PATH") or []
+    listed = (facts.get(ROCM_PATHS_KEY) or {}).get("LD_LIBRARY_PATH") or []
     real = {e.get("entry"): e.get("realpath") for e in listed if isinstance(e, dict)}
     entries = [e for e in (facts.env.get("LD_LIBRARY_PATH") or "").split(":")
                if e and {e.rstrip("/"), (real.get(e) or "").rstrip("/")} & folders]

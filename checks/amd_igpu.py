@@ -6,6 +6,7 @@ from __future__ import annotations
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.facts import words
+from rocm_doctor.facts.keys import GPU_INVENTORY, WINDOWS_HIPINFO
 from rocm_doctor.knowledge import overrides
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import entries, visible_order
@@ -22,7 +23,7 @@ class IgpuEnumeratedFirst(Check):
     requires = ()  # per platform: gpu.inventory (Linux/WSL) or windows.hipinfo (Windows), checked in run
 
     def run(self, facts):
-        key = "windows.hipinfo" if facts.os == "windows" else "gpu.inventory"
+        key = WINDOWS_HIPINFO if facts.os == "windows" else GPU_INVENTORY
         if not facts.has(key):
             return self.skip(f"needs {words.about(key)}: {facts.why_missing(key)}")
         return self._windows(facts) if facts.os == "windows" else self._linux(facts)
@@ -68,7 +69,7 @@ class IgpuEnumeratedFirst(Check):
 
     def _windows(self, facts):
         """hipInfo's order is HIP's order; remedies in PowerShell and cmd."""
-        devices = facts["windows.hipinfo"].get("devices") or []
+        devices = facts[WINDOWS_HIPINFO].get("devices") or []
         if len(devices) < 2:
             return self.skip("fewer than two HIP devices")
         first = devices[0]

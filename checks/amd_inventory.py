@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.keys import GPU_INVENTORY, GPU_INVENTORY_DISAGREEMENTS, GPU_TARGETS
 from rocm_doctor.knowledge import overrides
 
 from rocm_doctor.checks.amd_common import gpus, integrated, label, override_for, real_gfx
@@ -13,7 +14,7 @@ class GpuInventory(Check):
     title = "AMD GPUs and the gfx target from each source"
     area = "amd"
     severity = Severity.LOW
-    requires = ("gpu.inventory", "gpu.targets")
+    requires = (GPU_INVENTORY, GPU_TARGETS)
 
     def run(self, facts):
         found = gpus(facts)
@@ -32,7 +33,7 @@ class GpuInventory(Check):
                 if override else ""
             lines.append(f"{label(gpu)}: {real or 'gfx unknown'} ({kind}){runs} — {said}")
             summary.append(f"{gpu.get('name') or 'AMD GPU'} {real or '(gfx unknown)'}")
-        notes = facts.get("gpu.inventory.disagreements") or []
+        notes = facts.get(GPU_INVENTORY_DISAGREEMENTS) or []
         message = f"{len(found)} AMD GPU{'s' if len(found) != 1 else ''}: " + "; ".join(summary)
         if notes:
             message += f". Sources disagree ({len(notes)}): " + " | ".join(notes)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import ROCM_LIBRARIES, TORCH_FILE, TORCH_FLAVOUR, TORCH_LIBRARIES
 
 from rocm_doctor.checks.amd_common import effective_gfx, gpus, integrated, label, override_for
 from rocm_doctor.checks.torch_install import flavour_name
@@ -15,14 +16,14 @@ LIBRARY_FILES = {"rocblas": "librocblas.so", "hipblaslt": "libhipblaslt.so"}
 
 def used_folders(facts) -> dict[str, dict]:
     """library → the listed folder its loaded .so reads kernels from (torch's own, else the active ROCm's)."""
-    listed = [f for f in facts.get("rocm.libraries") or [] if f.get("exists")]
-    loaded = facts.get("torch.libraries") or []
-    torch_lib = posixpath.join(posixpath.dirname(facts.get("torch.file") or ""), "lib")
+    listed = [f for f in facts.get(ROCM_LIBRARIES) or [] if f.get("exists")]
+    loaded = facts.get(TORCH_LIBRARIES) or []
+    torch_lib = posixpath.join(posixpath.dirname(facts.get(TORCH_FILE) or ""), "lib")
     out = {}
     for library in ("rocblas", "hipblaslt", "miopen"):
         so = next((p for p in loaded if posixpath.basename(p).startswith(LIBRARY_FILES.get(library, "-"))), None)
         wanted = [posixpath.join(posixpath.dirname(so), library, "library")] if so else []
-        if facts.get("torch.flavour") == "rocm":
+        if facts.get(TORCH_FLAVOUR) == "rocm":
             wanted.append(posixpath.join(torch_lib, library, "library"))
         candidates = [f for f in listed if f["library"] == library]
         folder = next((f for w in wanted for f in candidates if f["path"] == w), None) or next(
@@ -38,14 +39,14 @@ class RocblasLibraryCoverage(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)
-    requires = ("rocm.libraries",)
+    requires = (ROCM_LIBRARIES,)
 
     def run(self, facts):
         found = [g for g in gpus(facts) if not integrated(facts, g)] or gpus(facts)
         if not found:
             return self.skip("no AMD GPU found")
-        if facts.get("torch.flavour") in ("cpu", "cuda"):
-            return self.skip(f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch)")
+        if facts.get(TORCH_FLAVOUR) in ("cpu", "cuda"):
+            return self.skip(f"torch is a {flavour_name(facts[TORCH_FLAVOUR])} build (see torch-build-mismatch)")
         folders = used_folders(facts)
         if "rocblas" not in folders:
             return self.skip("no rocBLAS kernel folder was found (torch's lib/rocblas/library, /opt/rocm/lib/...)")

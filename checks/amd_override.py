@@ -6,6 +6,7 @@ from __future__ import annotations
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.facts.keys import TORCH_FLAVOUR
 from rocm_doctor.knowledge import overrides, wheels
 from rocm_doctor.parsers.hsa_override import variables as override_variables
 
@@ -121,7 +122,7 @@ class HsaOverrideGfxVersion(Check):
 
     def _missing(self, facts, found):
         """No override set: warn where it is the only working path (no wheel builds the gfx natively)."""
-        if facts.get("torch.flavour") != "rocm":
+        if facts.get(TORCH_FLAVOUR) != "rocm":
             return None
         archs, _ = arch_list(facts)
         findings = []
@@ -153,7 +154,7 @@ def _needed(facts, gpu):
     gfx = real_gfx(facts, gpu)
     value = recommended_override(facts, gpu)
     archs, _ = arch_list(facts)
-    if facts.get("torch.flavour") != "rocm" or not value or not archs or covered(archs, gfx):
+    if facts.get(TORCH_FLAVOUR) != "rocm" or not value or not archs or covered(archs, gfx):
         return None
     return value if covered(archs, overrides.target_of(value)) else None
 

@@ -7,6 +7,7 @@ import re
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.facts.keys import ROCM_PATHS_KEY
 from rocm_doctor.knowledge.env_catalog import role
 
 from rocm_doctor.checks.visibility import set_in_rc_file
@@ -26,10 +27,10 @@ class RocmPaths(Check):
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WSL)
-    requires = ("rocm.paths",)
+    requires = (ROCM_PATHS_KEY,)
 
     def run(self, facts):
-        paths = facts["rocm.paths"]
+        paths = facts[ROCM_PATHS_KEY]
         installs = [i for i in paths["installs"] if i.get("exists")]
         findings = self._variables(facts, paths) + self._missing_entries(paths) + self._mixed(paths)
         if not installs and not findings:

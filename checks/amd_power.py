@@ -4,6 +4,7 @@ its idle power state hangs the first kernel or copy on it (ROCm/ROCm#2418, fixed
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import COLLECTIVES_RESULTS, GPU_INVENTORY, GPU_TARGETS, LINUX_KERNEL_CMDLINE, TORCH_PROBE
 from rocm_doctor.knowledge import signatures
 
 from rocm_doctor.checks.amd_common import gpus, integrated, kernel_parameter_steps
@@ -24,10 +25,10 @@ def runpm_off(cmdline: dict) -> bool:
 def hang_evidence(facts, check_id: str) -> list[str]:
     """What says GPU work hung: the torch probe, a collective, or a known hang signature in torch's output or a log."""
     out = []
-    probe = facts.get("torch.probe") or {}
+    probe = facts.get(TORCH_PROBE) or {}
     if probe.get("state") == "hung":
         out.append(f"torch probe hung: {probe.get('detail') or 'no answer'}")
-    collectives = facts.get("collectives.results")
+    collectives = facts.get(COLLECTIVES_RESULTS)
     if collectives is None:
         collectives = facts.observations.probes.get("collectives")
     if isinstance(collectives, dict) and collectives.get("hang"):
@@ -43,7 +44,7 @@ class GpuHangPowerState(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
-    requires = ("gpu.inventory", "gpu.targets", "linux.kernel_cmdline")
+    requires = (GPU_INVENTORY, GPU_TARGETS, LINUX_KERNEL_CMDLINE)
 
     def run(self, facts):
         found = gpus(facts)
@@ -52,7 +53,7 @@ class GpuHangPowerState(Check):
         hangs = hang_evidence(facts, self.id)
         if not hangs:
             return self.ok(f"no GPU hang seen ({len(found)} AMD GPUs)")
-        cmdline = facts["linux.kernel_cmdline"] or {}
+        cmdline = facts[LINUX_KERNEL_CMDLINE] or {}
         amdgpu = cmdline.get("amdgpu") or {}
         evidence = hangs + ["/proc/cmdline amdgpu parameters: "
                             + (" ".join(f"amdgpu.{k}={v}" for k, v in amdgpu.items()) or "(none)")]

@@ -5,6 +5,9 @@ can use the GPU, so it is a problem, with both readings and the support table's 
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import (AMDGPU_ARCH_TARGETS, GPU_PCI, KFD_NODES, LINUX_AMDGPU_MODULE, LINUX_DEVICE_ACCESS,
+                                    ROCMINFO_AGENTS, ROCMINFO_STATUS, ROCM_AGENT_ENUMERATOR_TARGETS, SMI_DEVICES,
+                                    TORCH_AVAILABLE, TORCH_FLAVOUR, TORCH_VERSION)
 from rocm_doctor.knowledge import catalog, support, versions
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.rocminfo import gpu_agents
@@ -21,11 +24,11 @@ ATOMICS_FAMILIES = ("gfx7", "gfx8")  # GCN 2-4: KFD skips them where the PCIe ro
 
 
 def amd_pci(facts) -> list[dict]:
-    return [d for d in facts.get("gpu.pci") or [] if d.get("vendor") == "amd"]
+    return [d for d in facts.get(GPU_PCI) or [] if d.get("vendor") == "amd"]
 
 
 def kfd_gpus(facts) -> list[dict] | None:
-    nodes = facts.get("kfd.nodes")
+    nodes = facts.get(KFD_NODES)
     return None if nodes is None else [n for n in nodes if n.get("kind") == "gpu"]
 
 
@@ -35,8 +38,8 @@ def hardware_lines(facts) -> list[str]:
              for d in amd_pci(facts)]
     lines += [f"KFD node {n.get('node')}: {n.get('gfx') or 'gfx unknown'}" for n in kfd_gpus(facts) or []]
     lines += [f"{d.get('source', 'smi')}: GPU {d.get('index')} {d.get('name') or ''} {d.get('gfx') or ''}".rstrip()
-              for d in facts.get("smi.devices") or []]
-    dxg = (facts.get("linux.device_access") or {}).get("/dev/dxg") or {}
+              for d in facts.get(SMI_DEVICES) or []]
+    dxg = (facts.get(LINUX_DEVICE_ACCESS) or {}).get("/dev/dxg") or {}
     if facts.os == "wsl" and dxg.get("exists"):
         lines.append("/dev/dxg exists (the Windows GPU driver's device in WSL)")
     return lines
@@ -44,7 +47,7 @@ def hardware_lines(facts) -> list[str]:
 
 def _gfx(facts) -> str | None:
     """The GPU's hardware gfx: a KFD node's, else an SMI tool's, else its PCI device id's."""
-    for gfx in [n.get("gfx") for n in kfd_gpus(facts) or []] + [d.get("gfx") for d in facts.get("smi.devices") or []]:
+    for gfx in [n.get("gfx") for n in kfd_gpus(facts) or []] + [d.get("gfx") for d in facts.get(SMI_DEVICES) or []]:
         if gfx:
             return gfx
     return next((g for g in (catalog.gfx_for_pci_id(d.get("device_id")) for d in amd_pci(facts)) if g), None)
@@ -52,10 +55,10 @@ def _gfx(facts) -> str | None:
 
 def runtime_says_none(facts) -> list[str]:
     """Evidence that the ROCm runtime ran and lists no GPU; [] when it lists one or did not run cleanly."""
-    status = facts.get("rocminfo.status") or {}
+    status = facts.get(ROCMINFO_STATUS) or {}
     said = []
     if status and status.get("state") not in DRIVER_STATES | NO_ANSWER:
-        agents = facts.get("rocminfo.agents") or []
+        agents = facts.get(ROCMINFO_AGENTS) or []
         if gpu_agents(agents):
             return []
         if status.get("agent_creation_failed") or status.get("state") == "ok":
@@ -63,7 +66,7 @@ def runtime_says_none(facts) -> list[str]:
             said.append(f"rocminfo: {cpus} CPU agent{'s' if cpus != 1 else ''} and no GPU agent")
             said += [f"rocminfo: {line}" for line in status.get("evidence") or [] if "agent" in line.lower()
                      or "unrecognized id" in line]
-    arch = facts.get("amdgpu_arch.targets")
+    arch = facts.get(AMDGPU_ARCH_TARGETS)
     if arch:
         return []
     if arch == [] and (said or not status):
@@ -85,8 +88,8 @@ class RocmRuntimeSeesNoGpu(Check):
         hardware = hardware_lines(facts)
         if not hardware:
             return self.skip("no AMD GPU on PCI, in KFD, in amd-smi/rocm-smi or behind /dev/dxg")
-        status = facts.get("rocminfo.status") or {}
-        if status.get("state") in DRIVER_STATES or (facts.get("linux.amdgpu_module") or {}).get("loaded") is False:
+        status = facts.get(ROCMINFO_STATUS) or {}
+        if status.get("state") in DRIVER_STATES or (facts.get(LINUX_AMDGPU_MODULE) or {}).get("loaded") is False:
             return self.skip("the driver or /dev/kfd is the problem here (see rocm-kernel-driver, rocm-device-access, "
                              "wsl-rocm-support)")
         gfx, (version, where) = _gfx(facts), rocm_version(facts)
@@ -97,7 +100,7 @@ class RocmRuntimeSeesNoGpu(Check):
         runtime = runtime_says_none(facts)
         if runtime:
             return self._runtime(facts, hardware, runtime, gfx, version, reason)
-        if gpu_agents(facts.get("rocminfo.agents") or []) or facts.get("amdgpu_arch.targets"):
+        if gpu_agents(facts.get(ROCMINFO_AGENTS) or []) or facts.get(AMDGPU_ARCH_TARGETS):
             return self.ok("the ROCm runtime lists the GPU the hardware shows", evidence=hardware)
         return self.skip("neither rocminfo nor amdgpu-arch answered (not installed, crashed or timed out), so the "
                          "runtime's view is unknown", evidence=hardware)
@@ -113,7 +116,7 @@ class RocmRuntimeSeesNoGpu(Check):
     def _kernel(self, facts, hardware, gfx, reason):
         """PCI shows an AMD GPU the KFD topology (or rocm_agent_enumerator, which reads it) does not list."""
         pci, kfd = amd_pci(facts), kfd_gpus(facts)
-        enumerator = facts.get("rocm_agent_enumerator.targets")
+        enumerator = facts.get(ROCM_AGENT_ENUMERATOR_TARGETS)
         listed = len(kfd) if kfd is not None else (len(enumerator) if enumerator is not None else None)
         if not pci or listed is None or listed >= len(pci):
             return None
@@ -154,8 +157,8 @@ class RocmRuntimeSeesNoGpu(Check):
         remediation = ([f"Install ROCm {first} or newer (and the torch wheels built for it)."] if first else []) + (
             paths_text(gfx, facts.os) if gfx else []) + [
             "Afterwards rocminfo lists a GPU agent (Name: gfx...) under HSA Agents."]
-        torch = ([f"torch {facts.get('torch.version')}: torch.cuda.is_available() is False"]
-                 if facts.get("torch.flavour") == "rocm" and facts.get("torch.available") is False else [])
+        torch = ([f"torch {facts.get(TORCH_VERSION)}: torch.cuda.is_available() is False"]
+                 if facts.get(TORCH_FLAVOUR) == "rocm" and facts.get(TORCH_AVAILABLE) is False else [])
         return self.fail(f"the ROCm runtime lists no GPU although the {'driver' if facts.os == 'wsl' else 'kernel'} "
                          f"has one{f' ({gfx})' if gfx else ''}: nothing ROCm-based, PyTorch included, can use it."
                          + cause, subject="runtime", evidence=hardware + runtime + torch + reason,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains
+from rocm_doctor.facts.keys import (LOG_KEY, LOG_MACHINE, ROCMINFO_STATUS, TORCH_AVAILABLE_ERROR, TORCH_FAMILY,
+                                    TORCH_IMPORT_ERROR, TORCH_PROBE, TORCH_WARNINGS)
 from rocm_doctor.knowledge import signatures
 
 from rocm_doctor.checks.signature_fix import fill
@@ -20,26 +22,26 @@ def kfd_refuses_gpu(cause, _symptom, facts) -> bool:
     """A message that KFD does not support the GPU explains /dev/kfd failing to open with 'Cannot allocate
     memory': a KFD with no GPU it supports has nothing to open (the driver is loaded; no DKMS build changes that)."""
     return ((cause.data or {}).get("check") == UNSUPPORTED_GPU
-            and (facts.get("rocminfo.status") or {}).get("state") == "kfd-no-memory")
+            and (facts.get(ROCMINFO_STATUS) or {}).get("state") == "kfd-no-memory")
 
 
 def texts(facts) -> list[tuple[str, str]]:
     """(where, text) of every message source."""
     out = []
-    probe = facts.get("torch.probe") or {}
+    probe = facts.get(TORCH_PROBE) or {}
     if probe.get("stderr_tail"):
         out.append(("torch probe stderr", probe["stderr_tail"]))
-    for key, where in (("torch.import_error", "import torch"), ("torch.available_error", "torch.cuda.is_available()")):
+    for key, where in ((TORCH_IMPORT_ERROR, "import torch"), (TORCH_AVAILABLE_ERROR, "torch.cuda.is_available()")):
         if facts.get(key):
             out.append((where, facts[key]))
-    if facts.get("torch.warnings"):
-        out.append(("torch warnings", "\n".join(facts["torch.warnings"])))
-    for module, outcome in ((facts.get("torch.family") or {}).get("imports") or {}).items():
+    if facts.get(TORCH_WARNINGS):
+        out.append(("torch warnings", "\n".join(facts[TORCH_WARNINGS])))
+    for module, outcome in ((facts.get(TORCH_FAMILY) or {}).get("imports") or {}).items():
         said = "\n".join(filter(None, [outcome.get("traceback") or outcome.get("error"), outcome.get("nms_error"),
                                        *(outcome.get("warnings") or [])]))
         if said:
             out.append((f"import {module}", said))
-    log = facts.get("user.log") or {}
+    log = facts.get(LOG_KEY) or {}
     if log.get("text"):
         out.append((f"log {log.get('path')}", log["text"]))
     return out
@@ -68,7 +70,7 @@ class KnownErrorSignatures(Check):
                 message = f"{where}: '{match.line[:240]}' — {match.meaning}"
                 remediation = [f"See the {check} finding; rocm-doctor explain {check} describes it."]
                 if row.get("fix"):  # the message's own fix, for when that check cannot run (a paste alone)
-                    remediation.insert(0, fill(row["fix"], facts.get("log.machine") or {}))
+                    remediation.insert(0, fill(row["fix"], facts.get(LOG_MACHINE) or {}))
                 if row.get("established") is False:
                     findings.append(self.info(f"{message}; the thread it was seen in established no cause, so it "
                                               "names none here.", subject=match.id, evidence=[match.line],

@@ -4,6 +4,7 @@ than the tables is judged by what the machine shows (torch's arch list, the libr
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import GPU_INVENTORY, GPU_TARGETS, ROCM_LIBRARIES, TORCH_ARCH_LIST
 from rocm_doctor.knowledge import currency, support
 
 from rocm_doctor.checks.amd_common import covered, gpus, integrated, label, real_gfx, rocm_version
@@ -13,11 +14,11 @@ def machine_shows(facts, gfx: str) -> tuple[str, list[str]]:
     """What the installed software says about `gfx` when the tables cannot: ("has-code" | "lacks-code" | "silent",
     evidence). torch's own arch list and the kernel files rocBLAS / hipBLASLt / MIOpen ship are the witnesses."""
     evidence, verdicts = [], []
-    archs = facts.get("torch.arch_list")
+    archs = facts.get(TORCH_ARCH_LIST)
     if archs:
         verdicts.append(covered(archs, gfx))
         evidence.append(f"torch.cuda.get_arch_list(): {', '.join(archs)} ({'has' if verdicts[-1] else 'no'} {gfx})")
-    for folder in facts.get("rocm.libraries") or []:
+    for folder in facts.get(ROCM_LIBRARIES) or []:
         if folder.get("exists") and folder.get("files"):
             verdicts.append(gfx in (folder.get("gfx") or []))
             evidence.append(f"{folder.get('library')} kernel files in {folder.get('path')}: "
@@ -38,7 +39,7 @@ class GfxSupportMatrix(Check):
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WINDOWS)  # WSL has its own list: wsl-rocm-support
-    requires = ("gpu.inventory", "gpu.targets")
+    requires = (GPU_INVENTORY, GPU_TARGETS)
 
     def run(self, facts):
         found = gpus(facts)

@@ -8,6 +8,7 @@ from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.installs import install_into
+from rocm_doctor.facts.keys import GPU_INVENTORY, GPU_TARGETS, PYTHON_TARGET, TORCH_FLAVOUR, TORCH_VERSION
 from rocm_doctor.knowledge import overrides, wheels
 from rocm_doctor.knowledge.store import load
 
@@ -30,12 +31,12 @@ def remedies(facts, gpu: dict, gfx: str, archs: list[str] | None) -> tuple[list,
     native = wheels.native_indexes(gfx) if facts.os != "windows" else []
     if native:
         paths.append((f"install a torch built for {gfx} ({native[-1]} wheels)", install_into(
-            facts.get("python.target"), python, ["torch"], base + native[-1], extra_args=["--force-reinstall"],
+            facts.get(PYTHON_TARGET), python, ["torch"], base + native[-1], extra_args=["--force-reinstall"],
             note=f"a torch build whose arch list has {gfx}"), False))
     multi = wheels.therock_multi_arch(gfx)
     if multi:
         paths.append((f"install AMD's TheRock {multi['channel']} multi-arch torch for {gfx}", install_into(
-            facts.get("python.target"), python, [multi["torch"]], multi["index"], extra_args=["--force-reinstall"],
+            facts.get(PYTHON_TARGET), python, [multi["torch"]], multi["index"], extra_args=["--force-reinstall"],
             note=f"TheRock multi-arch wheels build {gfx}"), False))
     value = recommended_override(facts, gpu) if facts.os != "windows" else None
     if value and (archs is None or covered(archs, overrides.target_of(value))):
@@ -74,14 +75,14 @@ class GfxNotInTorchArchList(Check):
                 "bench-*")
     area = "amd"
     severity = Severity.HIGH
-    requires = ("gpu.inventory", "gpu.targets", "torch.flavour")
+    requires = (GPU_INVENTORY, GPU_TARGETS, TORCH_FLAVOUR)
 
     def run(self, facts):
         found = gpus(facts)
         judged = [g for g in found if not integrated(facts, g)] or found
         if not judged:
             return self.skip("no AMD GPU found")
-        if facts["torch.flavour"] != "rocm":
+        if facts[TORCH_FLAVOUR] != "rocm":
             return self._not_rocm(facts, judged)
         archs, where = arch_list(facts)
         if archs is None:
@@ -90,7 +91,7 @@ class GfxNotInTorchArchList(Check):
 
     def _one(self, facts, gpu, archs, where):
         gfx, subject = real_gfx(facts, gpu), str(gpu.get("index"))
-        evidence = [f"{label(gpu)}: hardware gfx {gfx}", f"torch {facts.get('torch.version')} arch list ({where}): "
+        evidence = [f"{label(gpu)}: hardware gfx {gfx}", f"torch {facts.get(TORCH_VERSION)} arch list ({where}): "
                     + ", ".join(archs)]
         if not gfx:
             return self.skip(f"{label(gpu)}: its real gfx is unknown", subject=subject, evidence=evidence)
@@ -103,7 +104,7 @@ class GfxNotInTorchArchList(Check):
                              f"{runs} code for {label(gpu)} (same family)", subject=subject,
                              evidence=evidence + [f"{override[0]}={override[1]}"])
         fix, alternatives = remedies(facts, gpu, gfx, archs)
-        message = (f"torch {facts.get('torch.version')} has no code for {label(gpu)}'s {gfx}: GPU work fails with "
+        message = (f"torch {facts.get(TORCH_VERSION)} has no code for {label(gpu)}'s {gfx}: GPU work fails with "
                    "hipErrorNoBinaryForGpu or 'HIP error: invalid device function'.")
         if override:
             message += f" {override[0]}={override[1]} does not fix it (see hsa-override-gfx-version)."
@@ -119,12 +120,12 @@ class GfxNotInTorchArchList(Check):
                    and (archs is None or not covered(archs, real_gfx(facts, g)))
                    and not (archs and override_runs_covered(facts, g, archs))]
         if not missing or facts.os == "windows":
-            return self.skip(f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch)")
+            return self.skip(f"torch is a {flavour_name(facts[TORCH_FLAVOUR])} build (see torch-build-mismatch)")
         findings = []
         for gpu, gfx in missing:
             fix, alternatives = remedies(facts, gpu, gfx, None)
             findings.append(self.with_fix(self.warn(
-                f"torch is a {flavour_name(facts['torch.flavour'])} build (see torch-build-mismatch), and the ROCm wheels "
+                f"torch is a {flavour_name(facts[TORCH_FLAVOUR])} build (see torch-build-mismatch), and the ROCm wheels "
                 f"of {name} have no code for {label(gpu)}'s {gfx} either: installing them alone "
                 "gives hipErrorNoBinaryForGpu / 'invalid device function'.",
                 subject=str(gpu.get("index")), alternatives=alternatives,

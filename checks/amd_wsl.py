@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import LINUX_DEVICE_ACCESS, ROCMINFO_STATUS
 from rocm_doctor.knowledge import support, versions
 from rocm_doctor.knowledge.store import load
 
@@ -37,8 +38,8 @@ class WslRocmSupport(Check):
     docs = ("https://github.com/ROCm/ROCm/issues/5106", "https://github.com/ROCm/ROCm/issues/4435")
 
     def run(self, facts):
-        dxg = (facts.get("linux.device_access") or {}).get("/dev/dxg") or {}
-        status = facts.get("rocminfo.status") or {}
+        dxg = (facts.get(LINUX_DEVICE_ACCESS) or {}).get("/dev/dxg") or {}
+        status = facts.get(ROCMINFO_STATUS) or {}
         state = status.get("state")
         version, where = rocm_version(facts)
         evidence = list(status.get("evidence") or [])[:4] + ([f"ROCm {version} (from {where})"] if version else [])

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from rocm_doctor.checks.bench_judge import judge
 from rocm_doctor.engine.model import Check, Severity, Status
+from rocm_doctor.facts.keys import BENCH_FIGURES, BENCH_RESULTS
 
-FIGURES = "bench.figures"
 # How bad each verdict of a line is (docs/bench.md): the worst line gives the finding its status.
 VERDICT_RANK = {"info": 0, "good": 0, "unknown": 1, "low": 2, "failed": 2, "very low": 3}
 
@@ -46,12 +46,12 @@ def _figure(line) -> str:
 
 def judged_figures(facts):
     """The run's figures with every line judged (bench_judge.judge)."""
-    return judge(facts[FIGURES])
+    return judge(facts[BENCH_FIGURES])
 
 
 class _BenchCheck(Check):
     area = "performance"
-    requires = ("bench.results", FIGURES)
+    requires = (BENCH_RESULTS, BENCH_FIGURES)
     judges = ""  # the `figure` of the lines this check judges
     very_low = Status.WARN  # status of a "very low" line
     nothing = "not measured in this run"
@@ -173,7 +173,7 @@ class BenchSectionFailed(_BenchCheck):
 
     def run(self, facts):
         finding = super().run(facts)
-        if finding.status is Status.SKIP and facts["bench.results"].get("sections"):
+        if finding.status is Status.SKIP and facts[BENCH_RESULTS].get("sections"):
             return self.ok("every benchmark section completed")
         analysis = judged_figures(facts)
         lines = self.lines(analysis)
@@ -193,7 +193,7 @@ class BenchCnnSpeedupLow(Check):
     title = "A small CNN's GPU speed-up over the CPU"
     area = "performance"
     severity = Severity.MEDIUM
-    requires = ("bench.results", FIGURES)
+    requires = (BENCH_RESULTS, BENCH_FIGURES)
     LOW_SHARE = 0.5  # of the best speed-up this GPU showed (fp32 matmul, or the same model at a larger batch)
     LAUNCH_BOUND = 0.5  # GPU busy below this share of a step
     OPTIMIZER_BOUND = 0.3  # of a step in optimizer.step()

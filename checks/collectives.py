@@ -15,11 +15,12 @@ from rocm_doctor.knowledge.collectives_env import transport_settings
 from rocm_doctor.parsers.collectives_formulas import human_bytes
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity, Status
+from rocm_doctor.facts.keys import (COLLECTIVES_RESULTS, GPU_INVENTORY, KFD_NODES, LINUX_KERNEL_CMDLINE,
+                                    TORCH_DEVICE_COUNT, TORCH_HIP)
 
 from rocm_doctor.checks.amd_common import kernel_parameter_steps
 from rocm_doctor.checks.visibility import set_in_rc_file
 
-FACT = "collectives.results"
 NOT_RUN = "the collectives did not run (rocm-doctor check --collectives or rocm-doctor bench --collectives runs them)"
 LOW, VERY_LOW = 0.5, 0.2  # fractions of the published figure
 PEAK_FROM_BYTES = 32 << 20  # bus bandwidth peaks are read from sizes of at least 32 MiB
@@ -27,7 +28,7 @@ REMEDY_ENV = "Unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL=LOC / NCCL_ALGO / NCCL_PRO
 
 
 def _results(facts):
-    value = facts.get(FACT)
+    value = facts.get(COLLECTIVES_RESULTS)
     if value is None:
         value = facts.observations.probes.get("collectives")
     return value if isinstance(value, dict) else None
@@ -37,7 +38,7 @@ class _CollectivesCheck(Check):
     """Skips when the collectives did not run; otherwise `judge(facts, results)` gives the verdict."""
 
     area = "multi-gpu"
-    requires = (FACT,)
+    requires = (COLLECTIVES_RESULTS,)
 
     def run(self, facts):
         results = _results(facts)
@@ -290,23 +291,23 @@ class IommuMultiGpuHangRisk(Check):
     area = "multi-gpu"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
-    requires = ("linux.kernel_cmdline",)
+    requires = (LINUX_KERNEL_CMDLINE,)
 
     @staticmethod
     def amd_gpu_count(facts) -> int:
         counts = []
-        inventory = facts.get("gpu.inventory")
+        inventory = facts.get(GPU_INVENTORY)
         if isinstance(inventory, list):
             counts.append(len(inventory))
-        nodes = facts.get("kfd.nodes")
+        nodes = facts.get(KFD_NODES)
         if isinstance(nodes, list):
             counts.append(sum(1 for n in nodes if n.get("kind") == "gpu"))
-        if facts.get("torch.hip") and isinstance(facts.get("torch.device_count"), int):
-            counts.append(facts.get("torch.device_count"))
+        if facts.get(TORCH_HIP) and isinstance(facts.get(TORCH_DEVICE_COUNT), int):
+            counts.append(facts.get(TORCH_DEVICE_COUNT))
         return max(counts, default=0)
 
     def run(self, facts):
-        cmdline = facts["linux.kernel_cmdline"] or {}
+        cmdline = facts[LINUX_KERNEL_CMDLINE] or {}
         gpus = self.amd_gpu_count(facts)
         if gpus < 2:
             return self.skip(f"needs two or more AMD GPUs (found {gpus})")

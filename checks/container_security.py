@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import DEVICE_MAP_KEY, LINUX_DEVICE_ACCESS, LINUX_GROUPS, LINUX_SECURITY, OS_CONTAINER
 
 from rocm_doctor.checks.containers import mode_allows, recreate_container
 from rocm_doctor.checks.layer_common import amd_present, in_container
@@ -60,7 +61,7 @@ class ContainerSecurityRefusesGpu(Check):
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)
-    requires = ("os.container", "linux.device_access", "linux.security")
+    requires = (OS_CONTAINER, LINUX_DEVICE_ACCESS, LINUX_SECURITY)
     docs = ("https://github.com/ROCm/ROCm/issues/1549", "https://github.com/containers/container-selinux/pull/384",
             "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html")
 
@@ -69,15 +70,15 @@ class ContainerSecurityRefusesGpu(Check):
             return self.skip("not running in a container")
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
-        nodes = _gpu_nodes(facts["linux.device_access"])
+        nodes = _gpu_nodes(facts[LINUX_DEVICE_ACCESS])
         if not nodes:
             return self.skip("no GPU device node is in this container (see container-gpu-devices)")
-        security = facts["linux.security"]
-        groups = facts.get("linux.groups") or {}
+        security = facts[LINUX_SECURITY]
+        groups = facts.get(LINUX_GROUPS) or {}
         uid, gids = groups.get("uid"), groups.get("gids") or []
         dac_override = security.get("cap_dac_override")
         refused = [why for why in (refusal(info, uid, gids, dac_override) for info in nodes) if why]
-        mapped = (facts.get("linux.device_map") or {}).get("/dev/kfd") or {}
+        mapped = (facts.get(DEVICE_MAP_KEY) or {}).get("/dev/kfd") or {}
         if mapped.get("opened") and mapped.get("mapped") is False and mapped.get("errno") in REFUSED:
             refused.append(f"/dev/kfd: it opens, but mapping it is refused ({mapped['errno']}), and the ROCm "
                            "runtime maps it")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import OS_CONTAINER, OS_SHM
 
 from rocm_doctor.checks.containers import recreate_container
 
@@ -24,15 +25,15 @@ class ContainerShmSmall(Check):
     area = "torch"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX,)
-    requires = ("os.container", "os.shm")
+    requires = (OS_CONTAINER, OS_SHM)
     docs = ("https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/how-to/3rd-party/pytorch-install.html",
             "https://github.com/moby/moby/issues/2606", "https://github.com/pytorch/pytorch/issues/5040")
 
     def run(self, facts):
-        found = facts["os.container"]
+        found = facts[OS_CONTAINER]
         if not found.get("in_container"):
             return self.skip("not running in a container")
-        total = facts["os.shm"]["total_bytes"]
+        total = facts[OS_SHM]["total_bytes"]
         engine = found.get("engine") or "container"
         evidence = list(found.get("evidence") or []) + [f"/dev/shm holds {_size(total)} ({total} bytes)"]
         if total >= RECOMMENDED:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import LINUX_DEVICE_ACCESS, LINUX_GROUPS, LINUX_SECURITY, OS_CONTAINER, ROCMINFO_STATUS
 
 from rocm_doctor.checks.layer_common import amd_present
 from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS
@@ -51,21 +52,21 @@ class ContainerGpuDevices(Check):
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)
-    requires = ("os.container",)
+    requires = (OS_CONTAINER,)
     docs = ("https://github.com/ROCm/ROCm/issues/1211", "https://github.com/ROCm/ROCm-docker/issues/50")
 
     def run(self, facts):
-        found = facts["os.container"]
+        found = facts[OS_CONTAINER]
         if not found.get("in_container"):
             return self.skip("not running in a container")
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
         engine = found.get("engine") or "container"
-        access = facts.get("linux.device_access") or {}
+        access = facts.get(LINUX_DEVICE_ACCESS) or {}
         kfd = access.get("/dev/kfd") or {"path": "/dev/kfd"}
         render = [info for path, info in sorted(access.items()) if path.startswith("/dev/dri/renderD")]
         evidence = list(found.get("evidence") or []) + [_node(i) for i in [kfd, *render]]
-        opened = (facts.get("rocminfo.status") or {}).get("state") in OPENED  # rocminfo reached /dev/kfd itself
+        opened = (facts.get(ROCMINFO_STATUS) or {}).get("state") in OPENED  # rocminfo reached /dev/kfd itself
         missing = ([] if kfd.get("exists") or opened else ["/dev/kfd"]) + (
             [] if opened or any(i.get("exists") for i in render) else ["/dev/dri/renderD*"])
         if not access:
@@ -81,7 +82,7 @@ class ContainerGpuDevices(Check):
         if not denied:
             return self.ok(f"the {engine} container has /dev/kfd and the render nodes, and opens them",
                            evidence=evidence)
-        gids = set((facts.get("linux.groups") or {}).get("gids") or [])
+        gids = set((facts.get(LINUX_GROUPS) or {}).get("gids") or [])
         if any(i.get("gid") == NOGROUP for i in denied):
             return self.fail(
                 "the device nodes show as nobody:nogroup: a rootless container (user namespace) maps the host's "
@@ -89,8 +90,8 @@ class ContainerGpuDevices(Check):
                 fix=[S.advice("Run the container rootful and pass the host's render group by number: "
                               "--device=/dev/kfd --device=/dev/dri --group-add GID (getent group render on the host "
                               "prints GID); with rootless podman and crun, --group-add keep-groups")])
-        uid = (facts.get("linux.groups") or {}).get("uid")
-        dac_override = (facts.get("linux.security") or {}).get("cap_dac_override")
+        uid = (facts.get(LINUX_GROUPS) or {}).get("uid")
+        dac_override = (facts.get(LINUX_SECURITY) or {}).get("cap_dac_override")
         wanted = sorted({i.get("gid") for i in denied if i.get("gid") not in gids and i.get("gid") is not None
                          and not mode_allows(i, uid, gids, dac_override)})
         if wanted:

@@ -9,6 +9,8 @@ import re
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import (GPU_PCI, LINUX_AMDGPU_BLOCKS, LINUX_AMDGPU_MODINFO, LINUX_DKMS_AMDGPU,
+                                    LINUX_FIRMWARE, LINUX_KERNEL_LOG, LINUX_SECURE_BOOT, OS_RELEASE_FACT)
 from rocm_doctor.knowledge import catalog, firmware
 
 from rocm_doctor.checks.amd_common import gpus, label, real_gfx
@@ -36,23 +38,23 @@ class SecureBootBlocksAmdgpu(Check):
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)
-    requires = ("linux.secure_boot",)
+    requires = (LINUX_SECURE_BOOT,)
     docs = ("https://github.com/ROCm/ROCm/issues/4328", "https://wiki.debian.org/SecureBoot#MOK_-_Machine_Owner_Key")
 
     def run(self, facts):
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
-        sb = facts["linux.secure_boot"]
+        sb = facts[LINUX_SECURE_BOOT]
         evidence = [f"mokutil --sb-state: Secure Boot {sb['state']}"
                     + (", validation disabled in shim" if sb.get("validation_disabled") else "")]
         if not sb.get("enforcing"):
             return self.ok("Secure Boot does not check module signatures here", evidence=evidence)
-        modinfo = facts.get("linux.amdgpu_modinfo") or {}
-        dkms = [r for r in facts.get("linux.dkms_amdgpu") or [] if r.get("kernel") == running_kernel(facts)]
+        modinfo = facts.get(LINUX_AMDGPU_MODINFO) or {}
+        dkms = [r for r in facts.get(LINUX_DKMS_AMDGPU) or [] if r.get("kernel") == running_kernel(facts)]
         is_dkms = modinfo.get("origin") == "dkms" or any(r["state"] == "installed" for r in dkms)
         if modinfo.get("found"):
             evidence += _modinfo_lines(modinfo)
-        evidence += [line for line in (facts.get("linux.kernel_log") or {}).get("lines", [])
+        evidence += [line for line in (facts.get(LINUX_KERNEL_LOG) or {}).get("lines", [])
                      if "sign" in line.lower() or "Lockdown" in line][:3]
         loaded = amdgpu_loaded(facts)
         if loaded:
@@ -76,7 +78,7 @@ class SecureBootBlocksAmdgpu(Check):
             "Secure Boot is enforcing module signatures and amdgpu is a DKMS build "
             + ("that is not signed" if not modinfo.get("signed") else "signed by a key the firmware does not trust")
             + ": the kernel refuses to load it, so there is no /dev/kfd."
-            + (" The kernel log shows the refusal." if (facts.get("linux.kernel_log") or {}).get("unsigned_rejected")
+            + (" The kernel log shows the refusal." if (facts.get(LINUX_KERNEL_LOG) or {}).get("unsigned_rejected")
                else ""), evidence=evidence,
             remediation=[f"DKMS signs its builds with the key whose certificate is {key}; enrolling it once makes "
                          "every later amdgpu build load."],
@@ -92,12 +94,12 @@ class AmdgpuDkmsNotBuilt(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
-    requires = ("linux.dkms_amdgpu",)
+    requires = (LINUX_DKMS_AMDGPU,)
     docs = ("https://github.com/ROCm/ROCm/issues/1318", "https://github.com/ROCm/amdgpu/issues/115",
             "https://github.com/ROCm/ROCm/issues/3701")
 
     def run(self, facts):
-        rows = facts["linux.dkms_amdgpu"]
+        rows = facts[LINUX_DKMS_AMDGPU]
         kernel = running_kernel(facts)
         if not rows:
             return self.skip("no amdgpu DKMS module is registered (the kernel's own driver is used)")
@@ -154,13 +156,13 @@ class AmdgpuBlocked(Check):
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)
-    requires = ("linux.amdgpu_blocks",)
+    requires = (LINUX_AMDGPU_BLOCKS,)
     docs = ("https://github.com/ROCm/gpu-operator/issues/330",)
 
     def run(self, facts):
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
-        found = facts["linux.amdgpu_blocks"]
+        found = facts[LINUX_AMDGPU_BLOCKS]
         files = [] if in_container(facts) else found["modprobe"]  # a container's modprobe.d is not the host's
         tokens = found["cmdline"]
         evidence = [f"{b['file']}:{b['line_no']}: {b['line']}" for b in files] + (
@@ -211,7 +213,7 @@ class AmdgpuFirmwareMissing(Check):
     area = "amd"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX,)
-    requires = ("linux.firmware",)
+    requires = (LINUX_FIRMWARE,)
     docs = ("https://github.com/ROCm/ROCm/issues/4992",)
 
     def run(self, facts):
@@ -219,8 +221,8 @@ class AmdgpuFirmwareMissing(Check):
             return self.skip("no AMD GPU found")
         if in_container(facts):
             return self.skip("in a container: the host's firmware is what the driver loads")
-        fw = facts["linux.firmware"]
-        log = facts.get("linux.kernel_log") or {}
+        fw = facts[LINUX_FIRMWARE]
+        log = facts.get(LINUX_KERNEL_LOG) or {}
         folders = [f"{path}: {count} files" if count is not None else f"{path}: missing"
                    for path, count in fw["folders"].items()]
         findings = []
@@ -260,7 +262,7 @@ class AmdgpuFirmwareMissing(Check):
             if gfx:
                 found.append((gpu.get("index"), gfx, label(gpu)))
         if not found:
-            amd = [d for d in facts.get("gpu.pci") or [] if d.get("vendor") == "amd"]
+            amd = [d for d in facts.get(GPU_PCI) or [] if d.get("vendor") == "amd"]
             found = [(i, g, f"PCI {d.get('slot') or d.get('device_id')}") for i, d in enumerate(amd)
                      if (g := catalog.gfx_for_pci_id(d.get("device_id")))]
         return found
@@ -272,7 +274,7 @@ class AmdgpuFirmwareMissing(Check):
 
     @staticmethod
     def _steps(facts) -> list:
-        debian = (facts.get("os.release") or {}).get("id") == "debian"  # Debian ships it as firmware-amd-graphics
+        debian = (facts.get(OS_RELEASE_FACT) or {}).get("id") == "debian"  # Debian ships it as firmware-amd-graphics
         argv = {"debian": ["sudo", "apt-get", "install", "firmware-amd-graphics" if debian else "linux-firmware"],
                 "redhat": ["sudo", "dnf", "upgrade", "linux-firmware"],
                 "arch": ["sudo", "pacman", "-Syu", "linux-firmware"]}.get(family(facts) or "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import GPU_FIRMWARE, LINUX_AMDGPU_DRIVER, OS_RELEASE_FACT, ROCM_PACKAGES
 from rocm_doctor.knowledge import driver_support as table
 from rocm_doctor.knowledge import versions
 
@@ -54,13 +55,13 @@ class AmdgpuDriverRocmMismatch(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
-    requires = ("linux.amdgpu_driver",)
+    requires = (LINUX_AMDGPU_DRIVER,)
     docs = (AMD_DOCS, "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/user-kernel-space-compat-matrix.html")
 
     def run(self, facts):
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
-        driver = facts["linux.amdgpu_driver"]
+        driver = facts[LINUX_AMDGPU_DRIVER]
         evidence = _driver_evidence(driver)
         rocm, where = rocm_version(facts)
         if not rocm:
@@ -96,7 +97,7 @@ class AmdgpuDriverRocmMismatch(Check):
         amd = gpus(facts)
         if amd and all(integrated(facts, g) for g in amd):
             rows = table.inbox_rows(rocm, "ryzen-apu")
-            release = facts.get("os.release") or {}
+            release = facts.get(OS_RELEASE_FACT) or {}
             here = (release.get("id"), (release.get("version_id") or ""))
             for row in rows:
                 listed = [f"{d['id']} {d['version']}" for d in row["distros"]]
@@ -126,12 +127,12 @@ class AmdgpuFirmwareKnownBad(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX,)
-    requires = ("gpu.firmware",)
+    requires = (GPU_FIRMWARE,)
     docs = ("https://github.com/ROCm/ROCm/issues/5724",)
 
     def run(self, facts):
-        firmware = {g["index"]: g for g in facts["gpu.firmware"]}
-        packages = [f"{r['name']} {r['version']}" for r in (facts.get("rocm.packages") or {}).get("rows") or []
+        firmware = {g["index"]: g for g in facts[GPU_FIRMWARE]}
+        packages = [f"{r['name']} {r['version']}" for r in (facts.get(ROCM_PACKAGES) or {}).get("rows") or []
                     if r["kind"] == "firmware"]
         findings = []
         by_index = {g.get("index"): g for g in gpus(facts)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
+from rocm_doctor.facts.keys import GPU_LIVE
 
 from rocm_doctor.checks.gpu_state import busy, gpus, label, state_line, subject
 
@@ -23,7 +24,7 @@ class GpuClocksHeldLow(Check):
     title = "Settings that hold the GPU's clocks below their maximum"
     area = "gpu-state"
     severity = Severity.MEDIUM
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = ("bench-*",)
 
     def run(self, facts):
@@ -63,7 +64,7 @@ class GpuPowerCapped(Check):
     title = "The GPU's power limit against its default"
     area = "gpu-state"
     severity = Severity.MEDIUM
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = ("bench-*",)
 
     def run(self, facts):
@@ -93,7 +94,7 @@ class GpuThrottling(Check):
     title = "Heat or power throttling of the GPU"
     area = "gpu-state"
     severity = Severity.HIGH
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = ("bench-*", Explains("gpu-kernel-hang", when_failing))
 
     def run(self, facts):
@@ -126,7 +127,7 @@ class GpuPerfLevelForced(Check):
     title = "The AMD GPU's performance level setting"
     area = "gpu-state"
     severity = Severity.MEDIUM
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = ("bench-*",)
 
     def run(self, facts):
@@ -159,7 +160,7 @@ class GpuPcieLinkDegraded(Check):
     title = "The GPU's PCIe link width and speed against its maximum"
     area = "gpu-state"
     severity = Severity.MEDIUM
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = ("bench-host-copy-slow",)
 
     def run(self, facts):
@@ -207,7 +208,7 @@ class GpuEccErrors(Check):
     title = "Uncorrected memory (ECC) errors on the GPU"
     area = "gpu-state"
     severity = Severity.HIGH
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = tuple(Explains(t, when_failing) for t in ("gpu-kernel*", "bench-*", "collective-*"))
 
     def run(self, facts):

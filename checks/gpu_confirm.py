@@ -8,8 +8,8 @@ provided the fact, then applies their evidence to the static findings (rocm_doct
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import GPU_KERNELS
 
-FACT = "gpu.kernels"
 NOT_RUN = "the GPU kernels did not run (--no-gpu, no GPU visible to torch, or a replayed snapshot)"
 FUSED_SDPA = ("flash", "efficient", "cudnn")
 FAILED = ("wrong", "error", "crashed", "hung")
@@ -36,7 +36,7 @@ def first_line(text, limit: int = 240) -> str:
 
 
 def _stage(facts):
-    stage = facts.get(FACT)
+    stage = facts.get(GPU_KERNELS)
     return stage if isinstance(stage, dict) and stage.get("ran") else None
 
 
@@ -61,7 +61,7 @@ class _KernelStageCheck(Check):
     """Skips when the kernel stage did not run; otherwise `judge(stage)` gives the verdict."""
 
     area = "gpu"
-    requires = (FACT,)
+    requires = (GPU_KERNELS,)
     judges_cases = True  # a verdict about the cases that ran: none ran when the suite could not start
 
     def run(self, facts):

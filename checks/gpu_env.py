@@ -13,6 +13,7 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains
+from rocm_doctor.facts.keys import TORCH_FLAVOUR
 from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers.alloc_conf import parse_alloc_conf
 from rocm_doctor.parsers.env_grammar import is_on
@@ -82,7 +83,7 @@ class MiopenDbNotWritable(Check):
         if not isinstance(dirs, dict) or not dirs:
             return self.skip("the MIOpen folders were not probed (no HOME and no MIOPEN_* variable, or an old snapshot)")
         explicit = any(info.get("source") == "env" for info in dirs.values())
-        if facts.get("torch.flavour") not in (None, "rocm") and not explicit:
+        if facts.get(TORCH_FLAVOUR) not in (None, "rocm") and not explicit:
             return self.skip("MIOpen is used by ROCm builds of torch only")
         findings = []
         for variable, info in sorted(dirs.items()):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, same_subject, when_failing
+from rocm_doctor.facts.keys import GPU_LIVE
 
 from rocm_doctor.checks.gpu_state import busy, gpus, label, live, mib, others, pct, processes, state_line, \
     subject, who
@@ -25,7 +26,7 @@ class GpuOtherProcess(Check):
     title = "Other processes computing on the GPU"
     area = "gpu-state"
     severity = Severity.MEDIUM
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = ("bench-*",)
 
     def run(self, facts):
@@ -66,7 +67,7 @@ class GpuMemoryHeld(Check):
     title = "GPU memory held by other processes"
     area = "gpu-state"
     severity = Severity.HIGH
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = (Explains("gpu-other-process", same_subject), Explains("gpu-kernel*", when_failing),
                 Explains("bench-*", when_failing))
 
@@ -120,7 +121,7 @@ class GpuComputeModeRestricted(Check):
     title = "The GPU's compute mode for this process"
     area = "gpu-state"
     severity = Severity.HIGH
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = tuple(Explains(target, when_failing) for target in GPU_UNUSABLE)
 
     def run(self, facts):
@@ -158,7 +159,7 @@ class GpuMigEnabled(Check):
     title = "MIG partitioning and torch's GPU slice"
     area = "gpu-state"
     severity = Severity.MEDIUM
-    requires = ("gpu.live",)
+    requires = (GPU_LIVE,)
     explains = tuple(Explains(target, when_failing) for target in GPU_UNUSABLE)
 
     def run(self, facts):

@@ -2,10 +2,11 @@
 words that name them in findings."""
 
 from __future__ import annotations
+from rocm_doctor.facts.keys import GPU_LIVE, GPU_PCI, KFD_NODES, ROCMINFO_AGENTS, SMI_DEVICES
 
 
 def live(facts) -> dict:
-    value = facts.get("gpu.live")
+    value = facts.get(GPU_LIVE)
     return value if isinstance(value, dict) else {}
 
 
@@ -84,11 +85,11 @@ def counts(facts) -> dict[str, int]:
         if listed:
             found[tool] = len(listed)
     sources = {
-        "KFD": [n for n in facts.get("kfd.nodes") or [] if isinstance(n, dict) and n.get("kind") == "gpu"],
-        "amd-smi/rocm-smi": facts.get("smi.devices") or [],
-        "rocminfo": [a for a in facts.get("rocminfo.agents") or [] if isinstance(a, dict)
+        "KFD": [n for n in facts.get(KFD_NODES) or [] if isinstance(n, dict) and n.get("kind") == "gpu"],
+        "amd-smi/rocm-smi": facts.get(SMI_DEVICES) or [],
+        "rocminfo": [a for a in facts.get(ROCMINFO_AGENTS) or [] if isinstance(a, dict)
                      and a.get("device_type") == "GPU"],
-        "PCI": [d for d in facts.get("gpu.pci") or [] if isinstance(d, dict) and d.get("vendor") in ("amd", "nvidia")],
+        "PCI": [d for d in facts.get(GPU_PCI) or [] if isinstance(d, dict) and d.get("vendor") in ("amd", "nvidia")],
     }
     for source, items in sources.items():
         if items:

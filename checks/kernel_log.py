@@ -8,13 +8,12 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
+from rocm_doctor.facts.keys import LINUX_GPU_EVENTS, LINUX_KERNEL_LOG, LINUX_KERNEL_LOG_ACCESS
 
 from rocm_doctor.checks.driver_load import AmdgpuFirmwareMissing
 from rocm_doctor.checks.layer_common import in_container
 from rocm_doctor.checks.symptoms import DRIVER_SYMPTOMS, GPU_UNUSABLE, KERNEL_FAILURES, TORCH_SEES_NO_GPU
 
-FACT = "linux.gpu_events"
-ACCESS = "linux.kernel_log_access"
 SHOWN = 4  # lines quoted per finding; the count says how many there were
 REBOOT = ("Reboot the machine: the GPU starts from a clean state, and the next boot's kernel log no longer holds "
           "these lines")
@@ -29,8 +28,8 @@ def failing_signature(*signatures: str):
 
 
 def events(facts, name: str) -> dict:
-    return (facts[FACT].get(name) if isinstance(facts[FACT], dict) else None) or {"count": 0, "events": [],
-                                                                                   "devices": []}
+    found = facts[LINUX_GPU_EVENTS]
+    return (found.get(name) if isinstance(found, dict) else None) or {"count": 0, "events": [], "devices": []}
 
 
 def quoted(found: dict, what: str) -> list[str]:
@@ -61,15 +60,15 @@ def processes(found: dict) -> list[str]:
 
 def read_from(facts) -> str:
     """Where the lines come from, for the evidence: the command and what it holds."""
-    access = facts.get(ACCESS) or {}
+    access = facts.get(LINUX_KERNEL_LOG_ACCESS) or {}
     note = "" if access.get("levels") in (None, "all levels") else f", {access['levels']}"
     return f"kernel log of this boot: {access.get('command') or 'read'}{note}" + (
         ", read in part" if in_part(access) else "")
 
 
 def clean(check: Check, facts, what: str):
-    access = facts.get(ACCESS) or {}
-    return check.ok(f"no {what} in this boot's kernel log ({facts[FACT].get('messages', 0)} lines read"
+    access = facts.get(LINUX_KERNEL_LOG_ACCESS) or {}
+    return check.ok(f"no {what} in this boot's kernel log ({facts[LINUX_GPU_EVENTS].get('messages', 0)} lines read"
                     + (f", {access['levels']}" if access.get("levels") not in (None, "all levels") else "")
                     + (", only part of the log" if in_part(access) else "") + ")",
                     evidence=[read_from(facts)])
@@ -78,7 +77,7 @@ def clean(check: Check, facts, what: str):
 class _KernelLogCheck(Check):
     area = "kernel-log"
     platforms = (Platform.LINUX,)
-    requires = (FACT,)
+    requires = (LINUX_GPU_EVENTS,)
     docs = ("https://docs.kernel.org/gpu/amdgpu/debugging.html",)
 
 
@@ -88,12 +87,12 @@ class KernelLogUnreadable(Check):
     area = "kernel-log"
     severity = Severity.LOW
     platforms = (Platform.LINUX,)
-    requires = (ACCESS,)
+    requires = (LINUX_KERNEL_LOG_ACCESS,)
     docs = ("https://www.freedesktop.org/software/systemd/man/latest/journalctl.html",
             "https://docs.kernel.org/admin-guide/sysctl/kernel.html#dmesg-restrict")
 
     def run(self, facts):
-        access = facts[ACCESS]
+        access = facts[LINUX_KERNEL_LOG_ACCESS]
         if access["readable"]:
             extra = "" if access["levels"] == "all levels" else (
                 f" ({access['levels']}: amdgpu logs its GPU resets at info level, so they are not in it)")
@@ -245,9 +244,9 @@ class AmdgpuGpuReset(_KernelLogCheck):
 
     def run(self, facts):
         found = events(facts, "resets")
-        if facts[FACT].get("levels") not in (None, "all levels"):
-            return self.skip(f"the kernel log recorded here holds {facts[FACT]['levels']}; amdgpu logs its GPU "
-                             "resets at info level")
+        levels = facts[LINUX_GPU_EVENTS].get("levels")
+        if levels not in (None, "all levels"):
+            return self.skip(f"the kernel log recorded here holds {levels}; amdgpu logs its GPU resets at info level")
         if not found["count"]:
             return clean(self, facts, "GPU reset")
         methods = f" ({', '.join(found['methods'])})" if found.get("methods") else ""
@@ -293,7 +292,7 @@ class AmdgpuInitFailed(_KernelLogCheck):
             return clean(self, facts, "PSP, SMU or IP-block failure at init")
         blocks = sorted({e["block"] for e in failures})
         devices = list(dict.fromkeys(fatal["devices"] + firmware["devices"]))
-        missing = (facts.get("linux.kernel_log") or {}).get("required_missing") or []
+        missing = (facts.get(LINUX_KERNEL_LOG) or {}).get("required_missing") or []
         evidence = [e["line"] for e in failures[:SHOWN]] + quoted(fatal, "init failure lines") + [read_from(facts)]
         said = (f"{', '.join(b.upper() if b in ('psp', 'smu') else b for b in blocks)} failed" if blocks
                 else "init failed")

@@ -6,6 +6,7 @@ and what today's tools do with it."""
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.keys import HIP_CONFIG
 from rocm_doctor.knowledge import legacy
 
 from rocm_doctor.checks.amd_common import effective_gfx, gpus, rc_evidence
@@ -60,7 +61,7 @@ class LegacyHipSetting(Check):
                          severity=Severity.LOW, evidence=evidence, remediation=remediation)
 
     def _hipconfig(self, facts):
-        config = facts.get("hip.config") or {}
+        config = facts.get(HIP_CONFIG) or {}
         version = (config.get("version") or {}).get("text")
         said = {"HIP_PLATFORM": config.get("platform"), "HIP_COMPILER": config.get("compiler"),
                 "HIP_RUNTIME": config.get("runtime")}

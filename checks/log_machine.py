@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
+from rocm_doctor.facts.keys import (LOG_MACHINE, PASTE_SUMMARY, PLATFORM_MACHINE, PYTHON_TARGET, PYTHON_TARGET_VERSION,
+                                    TORCH_DEVICES, TORCH_FLAVOUR, TORCH_VERSION)
 from rocm_doctor.knowledge import catalog, currency, nvidia_arch, overrides, support, wheels
 from rocm_doctor.knowledge import cuda_driver as table
 
@@ -34,21 +36,21 @@ class LogGfxNotInTorchBuild(Check):
     title = "GPU code in the log's torch build for the log's GPU target"
     area = "amd"
     severity = Severity.HIGH
-    requires = ("log.machine",)
+    requires = (LOG_MACHINE,)
 
     def run(self, facts):
-        log = facts["log.machine"]
+        log = facts[LOG_MACHINE]
         if not log["targets"]:
             return self.skip("the log names no GPU target")
-        if gpus(facts) and facts.get("torch.flavour") == "rocm":
+        if gpus(facts) and facts.get(TORCH_FLAVOUR) == "rocm":
             return self.skip("this machine's own GPU and torch are judged (gfx-not-in-torch-arch-list)")
         override = log["overrides"][0] if log["overrides"] else None
         evidence = [f"GPU target {t['gfx']} {from_log(log, t)}" for t in log["targets"][:4]]
         if override:
             evidence.append(f"{override['variable']}={override['value']} {from_log(log, override)}")
-        if facts.get("torch.flavour") == "rocm":
+        if facts.get(TORCH_FLAVOUR) == "rocm":
             archs, where = arch_list(facts)
-            build = f"this machine's torch {facts.get('torch.version')}"
+            build = f"this machine's torch {facts.get(TORCH_VERSION)}"
         elif log["torch"]:
             torch = log["torch"][0]
             build = f"torch {torch['version']} (named in the log)"
@@ -91,17 +93,17 @@ class LogFromAnotherInterpreter(Check):
     title = "The log's interpreter against the one rocm-doctor diagnosed"
     area = "torch"
     severity = Severity.MEDIUM
-    requires = ("log.machine", "python.target")
+    requires = (LOG_MACHINE, PYTHON_TARGET)
 
     def run(self, facts):
-        log = facts["log.machine"]
+        log = facts[LOG_MACHINE]
         if not log["pythons"]:
             return self.skip("the log names no Python environment")
-        if facts.has("paste.summary"):
+        if facts.has(PASTE_SUMMARY):
             return self.skip("a paste is judged alone: no interpreter of this machine to compare it with")
         python = target_python(facts)
         diagnosed = python.replace("\\", "/").lower()
-        version = ".".join(str(facts.get("python.target.version") or "").split(".")[:2])
+        version = ".".join(str(facts.get(PYTHON_TARGET_VERSION) or "").split(".")[:2])
         theirs = [p for p in log["pythons"] if not diagnosed.startswith(p["prefix"].replace("\\", "/").lower() + "/")
                   and not (p["prefix"].endswith("/.local") and p.get("python") == version)]  # pip --user site
         if len(theirs) < len(log["pythons"]):
@@ -120,10 +122,10 @@ class LogGfxUnsupportedByRocm(Check):
     title = "The log's ROCm release against the log's GPU target"
     area = "amd"
     severity = Severity.HIGH
-    requires = ("log.machine",)
+    requires = (LOG_MACHINE,)
 
     def run(self, facts):
-        log = facts["log.machine"]
+        log = facts[LOG_MACHINE]
         release = (log["rocm"] or log["hip"] or [None])[0]
         if not (log["targets"] and release):
             return self.skip("the log names no GPU target or no ROCm release")
@@ -174,14 +176,14 @@ class LogDriverOlderThanTorchCuda(Check):
     title = "The log's NVIDIA driver against the CUDA of the log's torch build"
     area = "torch"
     severity = Severity.CRITICAL
-    requires = ("log.machine",)
+    requires = (LOG_MACHINE,)
 
     def run(self, facts):
-        log = facts["log.machine"]
+        log = facts[LOG_MACHINE]
         driver = next((d for d in log.get("drivers") or [] if d.get("cuda")), None)
         if driver is None:
             return self.skip("the log shows no NVIDIA driver's CUDA version (nvidia-smi's header, deviceQuery, clinfo)")
-        if facts.get("torch.flavour") == "cuda":
+        if facts.get(TORCH_FLAVOUR) == "cuda":
             return self.skip("this machine's own torch and driver are judged (nvidia-driver-older-than-torch-cuda)")
         torch, index = cuda_torch(log)
         if torch is None:
@@ -215,21 +217,21 @@ class LogSmNotInTorchBuild(Check):
     title = "GPU code in the log's CUDA torch build for the log's NVIDIA GPU"
     area = "torch"
     severity = Severity.HIGH
-    requires = ("log.machine",)
+    requires = (LOG_MACHINE,)
 
     def run(self, facts):
-        log = facts["log.machine"]
+        log = facts[LOG_MACHINE]
         named = [(gpu, *_capability(gpu)) for gpu in log.get("gpus") or []]
         known = [(gpu, cc, how) for gpu, cc, how in named if cc]
         if not known:
             return self.skip("the log names no NVIDIA GPU whose compute capability is known"
                              + (" (a GPU name the catalog lacks, or truncated by nvidia-smi)" if named else ""))
-        if facts.get("torch.flavour") == "cuda" and facts.get("torch.devices"):
+        if facts.get(TORCH_FLAVOUR) == "cuda" and facts.get(TORCH_DEVICES):
             return self.skip("this machine's own GPUs and torch are judged (sm-not-in-torch-arch-list)")
         torch, index = cuda_torch(log)
         if torch is None:
             return self.skip("the log names no CUDA torch build")
-        archs = nvidia_arch.wheel_archs(index, facts.get("platform.machine"))
+        archs = nvidia_arch.wheel_archs(index, facts.get(PLATFORM_MACHINE))
         if not archs:
             return self.skip(f"the machine code of the {index} wheels is not recorded (data/nvidia_arch.json)")
         findings = []
@@ -243,7 +245,7 @@ class LogSmNotInTorchBuild(Check):
                 findings.append(self.ok(f"torch {torch['version']} has {native or ptx + ' PTX'} for {name} ({sm})",
                                         subject=sm, evidence=evidence))
                 continue
-            wheel = nvidia_arch.index_for(cc, facts.get("platform.machine"), torch["version"])
+            wheel = nvidia_arch.index_for(cc, facts.get(PLATFORM_MACHINE), torch["version"])
             findings.append(self.fail(
                 f"torch {torch['version']} (named in the log) has no code for {name} ({sm}): CUDA kernels fail with "
                 "'no kernel image is available for execution on the device'.", subject=sm, evidence=evidence,

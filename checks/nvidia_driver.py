@@ -9,6 +9,8 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.installs import install_into
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.facts.facts import target_python
+from rocm_doctor.facts.keys import (GPU_PCI, NVIDIA_DRIVER, PYTHON_TARGET, TORCH_AVAILABLE, TORCH_CUDA_VERSION,
+                                    TORCH_FLAVOUR, TORCH_VERSION)
 from rocm_doctor.knowledge import cuda_driver as table
 from rocm_doctor.knowledge import currency
 
@@ -22,7 +24,7 @@ DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
 
 def _nvidia_absent(facts) -> bool:
     """PCI lists GPUs and none is NVIDIA (a container or WSL often lists none: that says nothing)."""
-    vendors = {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
+    vendors = {g.get("vendor") for g in facts.get(GPU_PCI) or [] if isinstance(g, dict)}
     return bool(vendors) and "nvidia" not in vendors
 
 
@@ -69,7 +71,7 @@ def _torch_alternatives(facts, driver_cuda: str | None) -> list:
         f"install a torch built for CUDA {cuda}" + (f", which CUDA {driver_cuda} drivers from "
                                                     f"{table.minimum(cuda, facts.os)} on run" if limited else
                                                     ", which this driver runs"),
-        install_into(facts.get("python.target"), python, ["torch"], index, extra_args=["--force-reinstall"],
+        install_into(facts.get(PYTHON_TARGET), python, ["torch"], index, extra_args=["--force-reinstall"],
                      note="installs the newest torch that index has; torchvision and torchaudio must come from it too"),
         why_not_first="it keeps the old driver and may mean an older torch release; a driver update serves every "
         "CUDA program" + (f"; CUDA {cuda} on a CUDA {driver_cuda} driver runs with a limited feature set (minor "
@@ -83,16 +85,16 @@ class NvidiaDriverOlderThanTorchCuda(Check):
     area = "torch"
     severity = Severity.CRITICAL
     platforms = (Platform.LINUX, Platform.WINDOWS, Platform.WSL)
-    requires = ("nvidia.driver", "torch.flavour")
+    requires = (NVIDIA_DRIVER, TORCH_FLAVOUR)
     docs = (COMPAT_DOCS, NOTES_DOCS)
 
     def run(self, facts):
-        version, cuda = facts.get("torch.version"), facts.get("torch.cuda_version")
-        if facts["torch.flavour"] != "cuda":
+        version, cuda = facts.get(TORCH_VERSION), facts.get(TORCH_CUDA_VERSION)
+        if facts[TORCH_FLAVOUR] != "cuda":
             return self.skip(f"torch {version} is not a CUDA build")
         if table.cuda_key(cuda) is None:
             return self.skip(f"torch {version} does not say which CUDA it was built with")
-        driver = facts["nvidia.driver"]
+        driver = facts[NVIDIA_DRIVER]
         evidence = [f"torch {version}: torch.version.cuda = {cuda}"] + driver["lines"]
         if driver["version"]:
             evidence.append(f"NVIDIA driver {driver['version']} ({driver['version_from']})")
@@ -107,7 +109,7 @@ class NvidiaDriverOlderThanTorchCuda(Check):
             evidence.append(f"CUDA {driver_cuda} ships with driver {table.release_driver(driver_cuda, facts.os)}, "
                             f"the newest CUDA release whose driver is not newer than {driver['version']} [NVIDIA CUDA "
                             "Toolkit release notes, Table 3]")
-        reached = facts.get("torch.available") is True
+        reached = facts.get(TORCH_AVAILABLE) is True
         if not (driver["version"] or driver_cuda or driver["insufficient"]):
             if reached:
                 return self.ok(f"torch {version} (CUDA {cuda}) reached the GPU, so the driver runs CUDA {cuda}; which "

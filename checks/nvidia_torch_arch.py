@@ -10,6 +10,8 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.installs import install_into
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
+from rocm_doctor.facts.keys import (PLATFORM_MACHINE, PYTHON_TARGET, TORCH_ARCH_LIST, TORCH_AVAILABLE,
+                                    TORCH_CUDA_VERSION, TORCH_DEVICES, TORCH_FLAVOUR, TORCH_VERSION)
 from rocm_doctor.knowledge import nvidia_arch
 from rocm_doctor.knowledge.cuda_driver import cuda_key
 
@@ -37,11 +39,11 @@ def capability(device: dict) -> tuple[int, int] | None:
 
 def arch_list(facts) -> tuple[list[str] | None, str]:
     """torch's arch list and where it comes from: measured (get_arch_list), else the table for its wheel index."""
-    measured = facts.get("torch.arch_list")
+    measured = facts.get(TORCH_ARCH_LIST)
     if measured:
         return list(measured), "torch.cuda.get_arch_list()"
-    index = _CUDA_INDEX.search(str(facts.get("torch.version") or ""))
-    table = nvidia_arch.wheel_archs(index.group(1), facts.get("platform.machine")) if index else None
+    index = _CUDA_INDEX.search(str(facts.get(TORCH_VERSION) or ""))
+    table = nvidia_arch.wheel_archs(index.group(1), facts.get(PLATFORM_MACHINE)) if index else None
     if table:
         return table, f"the machine code of the {index.group(1)} wheels (torch could not report its own list)"
     return None, ""
@@ -61,24 +63,24 @@ class SmNotInTorchArchList(Check):
     explains = NVIDIA_GPU_WORK
     area = "torch"
     severity = Severity.HIGH
-    requires = ("torch.flavour",)
+    requires = (TORCH_FLAVOUR,)
 
     def run(self, facts):
-        flavour = facts["torch.flavour"]
+        flavour = facts[TORCH_FLAVOUR]
         if flavour != "cuda":
             return self.skip(f"torch is a {flavour_name(flavour)} build, not a CUDA one (see torch-build-mismatch)")
-        devices = [d for d in facts.get("torch.devices") or [] if isinstance(d, dict)]
+        devices = [d for d in facts.get(TORCH_DEVICES) or [] if isinstance(d, dict)]
         if not devices:
-            seen = "torch sees no GPU" if facts.get("torch.available") is False else "torch described no GPU"
+            seen = "torch sees no GPU" if facts.get(TORCH_AVAILABLE) is False else "torch described no GPU"
             return self.skip(f"{seen}, so there is no compute capability to judge (see torch-cuda-unavailable)")
         archs, where = arch_list(facts)
         if archs is None:
-            return self.skip(f"torch did not report its arch list ({facts.why_missing('torch.arch_list')})")
+            return self.skip(f"torch did not report its arch list ({facts.why_missing(TORCH_ARCH_LIST)})")
         return [self._one(facts, device, archs, where) for device in devices]
 
     def _one(self, facts, device, archs, where):
         cc, subject = capability(device), str(device.get("index"))
-        version = facts.get("torch.version")
+        version = facts.get(TORCH_VERSION)
         if cc is None:
             return self.skip(f"{label(device)}: torch did not report its compute capability", subject=subject)
         sm = nvidia_arch.sm_name(cc)
@@ -89,7 +91,7 @@ class SmNotInTorchArchList(Check):
         if native:
             return self.ok(f"torch {version} has {native} machine code, which runs on {gpu}",
                            subject=subject, evidence=evidence)
-        index = nvidia_arch.index_for(cc, facts.get("platform.machine"), version)
+        index = nvidia_arch.index_for(cc, facts.get(PLATFORM_MACHINE), version)
         if ptx:
             return self.info(
                 f"torch {version} has no machine code for {gpu}, only {ptx} PTX: the driver JIT-compiles every kernel "
@@ -99,7 +101,7 @@ class SmNotInTorchArchList(Check):
         fix, alternatives = self._remedies(facts, cc, index)
         message = (f"torch {version} built for {built_for(archs)} has no code for {gpu}: CUDA kernels fail with "
                    f"'{NO_KERNEL}'.")
-        first, built_with = nvidia_arch.first_cuda(cc), facts.get("torch.cuda_version")
+        first, built_with = nvidia_arch.first_cuda(cc), facts.get(TORCH_CUDA_VERSION)
         if first and cuda_key(built_with) and cuda_key(built_with) < cuda_key(first["cuda"]):
             evidence.append(f"{sm} ({first['architecture']}) machine code needs CUDA {first['cuda']} or later; this "
                             f"torch is built with CUDA {built_with}")
@@ -113,7 +115,7 @@ class SmNotInTorchArchList(Check):
         sm, dotted = nvidia_arch.sm_name(cc), f"{cc[0]}.{cc[1]}"
         if index is None:
             return [S.advice(NO_WHEEL.format(sm=sm, cc=dotted), note=f"a torch built with {sm} code")], []
-        install = install_into(facts.get("python.target"), target_python(facts, "python"), ["torch"], index,
+        install = install_into(facts.get(PYTHON_TARGET), target_python(facts, "python"), ["torch"], index,
                                extra_args=["--force-reinstall"], note=f"a torch build whose arch list covers {sm}")
         build = S.advice(SOURCE_BUILD.format(cc=dotted), note=f"a torch built with {sm} code")
         return [install], [S.alternative(f"build torch for {sm} from source", build,

@@ -11,6 +11,7 @@ from collections import defaultdict
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Severity
 from rocm_doctor.engine.relations import Explains
+from rocm_doctor.facts.keys import LINUX_GPU_EVENTS
 from rocm_doctor.knowledge import xid as catalog
 
 from rocm_doctor.checks.kernel_log import REBOOT, _KernelLogCheck, events, read_from, times, where
@@ -71,7 +72,7 @@ class NvidiaXid(_KernelLogCheck):
                 sorted(by_code.items())]
 
     def _clean(self, facts):
-        return self.ok(f"no NVIDIA Xid error in this boot's kernel log ({facts['linux.gpu_events'].get('messages', 0)}"
+        return self.ok(f"no NVIDIA Xid error in this boot's kernel log ({facts[LINUX_GPU_EVENTS].get('messages', 0)}"
                        " lines read)", evidence=[read_from(facts)])
 
     def _finding(self, facts, code: int, lines: list, count: int):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.keys import ONLINE_INDEX_KEY
 
 PROXY_VARS = "HTTPS_PROXY / HTTP_PROXY / NO_PROXY"
 
@@ -13,11 +14,11 @@ class PackageIndexUnreachable(Check):
     title = "Access to the PyTorch package index from this machine"
     area = "network"
     severity = Severity.MEDIUM
-    requires = ("online.package_index",)
+    requires = (ONLINE_INDEX_KEY,)
     docs = ("https://pip.pypa.io/en/stable/user_guide/#using-a-proxy-server",)
 
     def run(self, facts):
-        results = facts["online.package_index"]
+        results = facts[ONLINE_INDEX_KEY]
         return [self._one(r, subject=r.get("url") if len(results) > 1 else None) for r in results]
 
     def _one(self, r, subject):

@@ -8,6 +8,7 @@ from packaging.version import InvalidVersion, Version
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import OS_GLIBC, OS_KERNEL, OS_RELEASE_FACT, ROCMINFO_STATUS
 from rocm_doctor.knowledge import currency, os_support
 
 from rocm_doctor.checks.amd_common import rocm_version
@@ -36,13 +37,13 @@ class OsSupportMatrix(Check):
     area = "platform"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX,)
-    requires = ("os.release",)
+    requires = (OS_RELEASE_FACT,)
     docs = DOCS
 
     def run(self, facts):
         if not amd_present(facts):
             return self.skip("no AMD GPU found")
-        release = facts["os.release"]
+        release = facts[OS_RELEASE_FACT]
         version, where = rocm_version(facts)
         evidence = [f"{release.get('source')}: {_describe(release)} (ID={release.get('id')}, "
                     f"VERSION_ID={release.get('version_id')})"] + ([f"ROCm {version} (from {where})"] if version else [])
@@ -89,7 +90,7 @@ class OsSupportMatrix(Check):
                 "the amdgpu driver)."]))
 
     def _kernel(self, facts, release, result):
-        kernel = facts.get("os.kernel") or {}
+        kernel = facts.get(OS_KERNEL) or {}
         kernels = result.entry.get("kernels")
         if not kernel or not kernels:
             return None
@@ -113,7 +114,7 @@ class OsSupportMatrix(Check):
                  S.advice(KERNEL_ADVICE.format(series=ga))])
 
     def _glibc(self, facts, version):
-        libc = facts.get("os.glibc")
+        libc = facts.get(OS_GLIBC)
         oldest = os_support.oldest_glibc(version)
         if not libc:
             return None
@@ -138,15 +139,15 @@ class WslDistroSupport(Check):
     area = "platform"
     severity = Severity.MEDIUM
     platforms = (Platform.WSL,)
-    requires = ("os.release",)
+    requires = (OS_RELEASE_FACT,)
     docs = ("https://rocm.docs.amd.com/projects/radeon-ryzen/en/latest/docs/compatibility/compatibilityrad/wsl/"
             "wsl_compatibility.html",)
 
     def run(self, facts):
-        state = (facts.get("rocminfo.status") or {}).get("state")
+        state = (facts.get(ROCMINFO_STATUS) or {}).get("state")
         if not amd_present(facts) and state in (None, "not-installed"):
             return self.skip("no sign of an AMD GPU or of ROCm in this WSL distribution")
-        release = facts["os.release"]
+        release = facts[OS_RELEASE_FACT]
         wanted = os_support.wsl_distros()
         names = ", ".join(f"{d['id'].capitalize()} {d['version']}" for d in wanted)
         evidence = [f"{release.get('source')}: {_describe(release)}", f"ROCm's WSL packages: {names} "

@@ -5,6 +5,7 @@ half mixes in."""
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import ROCM_REPOS
 from rocm_doctor.knowledge import versions
 
 from rocm_doctor.checks.amd_common import rocm_version
@@ -25,11 +26,11 @@ class RocmReposMixed(Check):
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WSL)
-    requires = ("rocm.repos",)
+    requires = (ROCM_REPOS,)
     docs = ("https://github.com/ROCm/ROCm/issues/1183", "https://github.com/ROCm/ROCm/issues/5558")
 
     def run(self, facts):
-        repos = facts["rocm.repos"]
+        repos = facts[ROCM_REPOS]
         enabled = [e for e in repos["entries"] if e["enabled"]]
         if not enabled:
             return self.skip("no repo.radeon.com repository is enabled")

@@ -15,7 +15,8 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, same_subject
-from rocm_doctor.checks.bench import FIGURES, check_of
+from rocm_doctor.facts.keys import BENCH_FIGURES, BENCH_RESULTS
+from rocm_doctor.checks.bench import check_of
 from rocm_doctor.checks.bench_judge import helped, slowed, slows
 from rocm_doctor.knowledge.perf_switches import describe
 
@@ -30,11 +31,11 @@ class EnvSwitchSlows(Check):
     title = "Environment switches that slow the benchmark"
     area = "performance"
     severity = Severity.MEDIUM
-    requires = ("bench.results", FIGURES)
+    requires = (BENCH_RESULTS, BENCH_FIGURES)
     explains = (Explains("bench-*", slowed_by), Explains("gpu-library-logging-enabled", same_subject))
 
     def run(self, facts):
-        results = facts["bench.results"]
+        results = facts[BENCH_RESULTS]
         chosen = results.get("switch_ab")
         if not isinstance(chosen, dict):
             return self.skip("this benchmark did not look for speed switches (results from an older rocm-doctor)")
@@ -42,7 +43,7 @@ class EnvSwitchSlows(Check):
         if not live:
             return self.ok("no speed switch from data/perf_switches.json is set")
         rows = {s["variable"]: s for s in chosen.get("set") or []}
-        figures = facts[FIGURES]
+        figures = facts[BENCH_FIGURES]
         findings = []
         for comparison in figures["observed"]["switches"]:
             if (comparison["variable"], comparison["value"]) in live:
@@ -58,7 +59,7 @@ class EnvSwitchSlows(Check):
     def evidence_on(self, facts):
         """A logging or debug switch the re-run without it measured harmless: the static warning is refuted."""
         out = {}
-        for comparison in facts[FIGURES]["observed"]["switches"]:
+        for comparison in facts[BENCH_FIGURES]["observed"]["switches"]:
             if comparison["figures"] and not slows(comparison) and not comparison["unreliable"] \
                     and not comparison["failed"]:
                 out[f"gpu-library-logging-enabled:{comparison['variable']}"] = {

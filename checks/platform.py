@@ -5,6 +5,8 @@ from __future__ import annotations
 from packaging.version import InvalidVersion, Version
 
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import (PLATFORM_MACHINE, PLATFORM_OS, PLATFORM_RELEASE, PLATFORM_SYSTEM, PYTHON_TARGET,
+                                    PYTHON_TARGET_VERSION)
 
 # PyTorch 2.6+ wheels need Python 3.9+; ROCm wheels are published for 3.9-3.13 (data/ keeps per-release detail).
 OLDEST_PYTHON = Version("3.9")
@@ -15,12 +17,12 @@ class SupportedPlatform(Check):
     title = "The operating system for PyTorch on an AMD or NVIDIA GPU"
     area = "platform"
     severity = Severity.HIGH
-    requires = ("platform.os",)
+    requires = (PLATFORM_OS,)
 
     def run(self, facts):
-        os_name = facts["platform.os"]
-        machine = (facts.get("platform.machine") or "").lower()
-        described = f"{facts.get('platform.system', os_name)} {facts.get('platform.release', '')} ({machine or 'unknown CPU'})".strip()
+        os_name = facts[PLATFORM_OS]
+        machine = (facts.get(PLATFORM_MACHINE) or "").lower()
+        described = f"{facts.get(PLATFORM_SYSTEM, os_name)} {facts.get(PLATFORM_RELEASE, '')} ({machine or 'unknown CPU'})".strip()
         if os_name == "macos":
             return self.fail(
                 f"{described}: macOS has no ROCm or CUDA; PyTorch uses the MPS backend there.",
@@ -39,15 +41,15 @@ class TargetPython(Check):
     title = "PyTorch GPU wheels for this Python version"
     area = "platform"
     severity = Severity.HIGH
-    requires = ("python.target",)
+    requires = (PYTHON_TARGET,)
 
     def run(self, facts):
-        target = facts["python.target"]
-        version_text = facts.get("python.target.version")
+        target = facts[PYTHON_TARGET]
+        version_text = facts.get(PYTHON_TARGET_VERSION)
         where = str(target.get("python"))  # why it was chosen is in the evidence (it has parentheses of its own)
         chosen = [f"interpreter: {where}"] + ([f"chosen as: {target['reason']}"] if target.get("reason") else [])
         if not version_text:
-            return self.skip(f"the version of {where} is unknown: {facts.why_missing('python.target.version')}",
+            return self.skip(f"the version of {where} is unknown: {facts.why_missing(PYTHON_TARGET_VERSION)}",
                              evidence=chosen)
         try:
             version = Version(version_text)
@@ -68,11 +70,11 @@ class WslDetected(Check):
     area = "platform"
     severity = Severity.LOW
     platforms = (Platform.WSL,)
-    requires = ("platform.os",)
+    requires = (PLATFORM_OS,)
     docs = ("https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html",)
 
     def run(self, facts):
         return self.info(
-            f"WSL2 detected (kernel {facts.get('platform.release', 'unknown')}): the GPU is reached through /dev/dxg "
+            f"WSL2 detected (kernel {facts.get(PLATFORM_RELEASE, 'unknown')}): the GPU is reached through /dev/dxg "
             "and the Windows driver, not amdgpu; only the WSL-specific ROCm releases and cards in AMD's WSL list work.",
         )

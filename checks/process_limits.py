@@ -16,6 +16,7 @@ from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
+from rocm_doctor.facts.keys import PROCESS_LIMITS, TORCH_FLAVOUR, TORCH_THREADS
 
 CUDA_ADDRESS_SPACE = 18_009_336 * 1024  # bytes a CUDA torch process reserved after its first kernel (measured)
 CUDA_OPEN_FILES = 46  # descriptors the same process held (measured)
@@ -29,12 +30,12 @@ LIMIT_SYMPTOMS = (*TORCH_SEES_NO_GPU, *GPU_WORK)
 
 
 def _soft(facts, name: str):
-    entry = (facts["process.limits"].get("rlimits") or {}).get(name) or {}
+    entry = (facts[PROCESS_LIMITS].get("rlimits") or {}).get(name) or {}
     return entry.get("soft"), entry.get("hard")
 
 
 def _read_in(facts) -> str:
-    return "read in " + str(facts["process.limits"].get("read_in") or "the target interpreter")
+    return "read in " + str(facts[PROCESS_LIMITS].get("read_in") or "the target interpreter")
 
 
 def _shown(value) -> str:
@@ -46,7 +47,7 @@ class ProcessAddressSpaceLimited(Check):
     title = "The address-space limit against what a GPU context reserves"
     area = "environment"
     severity = Severity.CRITICAL
-    requires = ("process.limits",)
+    requires = (PROCESS_LIMITS,)
     explains = tuple(Explains(t, when_failing) for t in LIMIT_SYMPTOMS)
     docs = ("https://man7.org/linux/man-pages/man2/getrlimit.2.html",)
 
@@ -63,7 +64,7 @@ class ProcessAddressSpaceLimited(Check):
         step = S.advice(f"Remove the limit where it is set (`ulimit {flag} unlimited` in the job script or shell "
                         "before Python starts; LimitAS=infinity for a systemd service; the batch system's "
                         "virtual-memory option), or raise it well above what the GPU context reserves.")
-        if soft < CUDA_ADDRESS_SPACE and facts.get("torch.flavour") == "rocm":  # measured on CUDA only
+        if soft < CUDA_ADDRESS_SPACE and facts.get(TORCH_FLAVOUR) == "rocm":  # measured on CUDA only
             return self.warn(
                 f"{name} limits this process to {soft / GIB:.1f} GiB of address space, less than a CUDA context was "
                 f"measured to reserve ({CUDA_ADDRESS_SPACE / GIB:.1f} GiB); what the HIP runtime reserves was not "
@@ -97,7 +98,7 @@ class ProcessOpenFilesLimited(Check):
     title = "The open-file limit for a GPU process"
     area = "environment"
     severity = Severity.HIGH
-    requires = ("process.limits",)
+    requires = (PROCESS_LIMITS,)
     explains = tuple(Explains(t, when_failing) for t in LIMIT_SYMPTOMS) + tuple(
         Explains(t, _mentions_descriptors) for t in LIMIT_SYMPTOMS)
     docs = ("https://docs.pytorch.org/docs/stable/multiprocessing.html#sharing-strategies",
@@ -167,14 +168,14 @@ class ProcessCpusRestricted(Check):
     title = "CPUs available to torch"
     area = "environment"
     severity = Severity.MEDIUM
-    requires = ("process.limits",)
+    requires = (PROCESS_LIMITS,)
     explains = ("bench-cnn-speedup-low",)
     docs = ("https://man7.org/linux/man-pages/man2/sched_setaffinity.2.html",
             "https://docs.kernel.org/admin-guide/cgroup-v2.html#cpu-interface-files")
 
     def run(self, facts):
-        usable, present, why = usable_cpus(facts["process.limits"])
-        threads = facts.get("torch.threads")
+        usable, present, why = usable_cpus(facts[PROCESS_LIMITS])
+        threads = facts.get(TORCH_THREADS)
         if not present or not why:
             return self.ok(f"this process may run on all {present or '?'} CPUs")
         evidence = [f"{usable:g} of {present} CPUs usable: {'; '.join(why)}"]
@@ -205,13 +206,13 @@ class ProcessCgroupCapped(Check):
     title = "cgroup room for a GPU process's memory and threads"
     area = "environment"
     severity = Severity.HIGH
-    requires = ("process.limits",)
+    requires = (PROCESS_LIMITS,)
     explains = tuple(Explains(t, when_failing) for t in LIMIT_SYMPTOMS)
     docs = ("https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files",
             "https://docs.kernel.org/admin-guide/cgroup-v2.html#pid-interface-files")
 
     def run(self, facts):
-        cgroup = facts["process.limits"].get("cgroup") or {}
+        cgroup = facts[PROCESS_LIMITS].get("cgroup") or {}
         memory = _bytes(cgroup.get("memory.max") or cgroup.get("memory.limit_in_bytes"))
         tasks = _bytes(cgroup.get("pids.max"))
         if memory is None and tasks is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import ROCM_OPT_LINK, ROCM_PACKAGES, ROCM_PATHS_KEY
 from rocm_doctor.knowledge import versions
 
 from rocm_doctor.checks.layer_common import family
@@ -54,11 +55,11 @@ class RocmPackagesMixed(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)
-    requires = ("rocm.packages",)
+    requires = (ROCM_PACKAGES,)
     docs = ("https://github.com/ROCm/ROCm/issues/3654", "https://github.com/ROCm/ROCm/issues/1568")
 
     def run(self, facts):
-        packages = facts["rocm.packages"]
+        packages = facts[ROCM_PACKAGES]
         rows = installed(packages["rows"])
         if not [r for r in rows if r["kind"] == "rocm"]:
             return self.skip(f"no ROCm package is installed ({packages['manager']})")
@@ -120,11 +121,11 @@ class RocmInstallIncomplete(Check):
     area = "amd"
     severity = Severity.HIGH
     platforms = (Platform.LINUX, Platform.WSL)
-    requires = ("rocm.packages",)
+    requires = (ROCM_PACKAGES,)
     docs = ("https://github.com/ROCm/ROCm/issues/3701",)
 
     def run(self, facts):
-        packages = facts["rocm.packages"]
+        packages = facts[ROCM_PACKAGES]
         if packages["manager"] != "dpkg":
             return self.skip("rpm keeps no half-installed state to judge")
         rows = packages["rows"]
@@ -164,22 +165,22 @@ class RocmOptLink(Check):
     area = "amd"
     severity = Severity.MEDIUM
     platforms = (Platform.LINUX, Platform.WSL)
-    requires = ("rocm.opt_link",)
+    requires = (ROCM_OPT_LINK,)
     docs = ("https://github.com/ROCm/ROCm/issues/1568",)
 
     def run(self, facts):
-        link = facts["rocm.opt_link"]
+        link = facts[ROCM_OPT_LINK]
         opt = link["entries"].get("/opt/rocm")
         alternative = link["entries"].get("/etc/alternatives/rocm")
-        root = next((i for i in (facts.get("rocm.paths") or {}).get("installs") or [] if i.get("path") == "/opt/rocm"), {})
-        rows = installed((facts.get("rocm.packages") or {}).get("rows") or [])
+        root = next((i for i in (facts.get(ROCM_PATHS_KEY) or {}).get("installs") or [] if i.get("path") == "/opt/rocm"), {})
+        rows = installed((facts.get(ROCM_PACKAGES) or {}).get("rows") or [])
         releases = list(_releases(rows))
         versioned = {r["versioned"] for r in rows if r["kind"] == "rocm" and r["versioned"]}
         evidence = [f"ls -ld: {line}" for line in link["lines"]] + [f"ls: {p}: no such file" for p in link["missing"]]
         if root.get("realpath"):
             evidence.append(f"/opt/rocm resolves to {root['realpath']}" + (f" (.info/version {root['version']})"
                                                                            if root.get("version") else ""))
-        tool = "alternatives" if (facts.get("rocm.packages") or {}).get("manager") == "rpm" else "update-alternatives"
+        tool = "alternatives" if (facts.get(ROCM_PACKAGES) or {}).get("manager") == "rpm" else "update-alternatives"
         if opt is None and "/opt/rocm" not in link["missing"]:
             return self.skip("ls did not list /opt/rocm", evidence=evidence)
         if opt is None:
@@ -215,7 +216,7 @@ class RocmOptLink(Check):
 
     @staticmethod
     def _reinstall_core(facts):
-        manager = (facts.get("rocm.packages") or {}).get("manager")
+        manager = (facts.get(ROCM_PACKAGES) or {}).get("manager")
         argv = ["sudo", "dnf", "reinstall", "rocm-core"] if manager == "rpm" else \
             ["sudo", "apt-get", "install", "--reinstall", "rocm-core"]
         return S.run_command(argv, needs_admin=True, description="reinstall rocm-core, which creates /opt/rocm")

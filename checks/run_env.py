@@ -10,6 +10,7 @@ from rocm_doctor.checks.symptoms import RUN_ENV_SYMPTOMS
 from rocm_doctor.engine.model import Check, Severity, Status
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.engine.run_env import steps_for
+from rocm_doctor.facts.keys import RUN_ENV
 from rocm_doctor.knowledge import gpu_env_vars, overrides
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import parse_visible
@@ -21,12 +22,12 @@ class ServiceEnvDiffers(Check):
     title = "GPU settings of the model's service or kernel against your shell's"
     area = "environment"
     severity = Severity.HIGH
-    requires = ("run.env",)
+    requires = (RUN_ENV,)
     explains = tuple(Explains(target, when_failing) for target in RUN_ENV_SYMPTOMS)
     docs = ("https://github.com/ollama/ollama/issues/8679", "https://github.com/ollama/ollama/issues/6520")
 
     def run(self, facts):
-        run = facts["run.env"]
+        run = facts[RUN_ENV]
         if run.get("env") is None:
             return self.finding(Status.ERROR, f"{run.get('problem')}: the checks judged this shell's environment "
                                 "instead", evidence=list(run.get("notes") or []))

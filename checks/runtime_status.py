@@ -9,6 +9,7 @@ from __future__ import annotations
 from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
+from rocm_doctor.facts.keys import RUNTIME_STATUS, TORCH_FLAVOUR
 from rocm_doctor.knowledge import runtime_status
 
 APIS_OF = {"cuda": ("cuda-driver", "cuda-runtime"), "rocm": ("hsa", "hip")}
@@ -36,13 +37,13 @@ class GpuRuntimeRefuses(Check):
     title = "GPU runtime start-up and GPU discovery"
     area = "torch"
     severity = Severity.CRITICAL
-    requires = ("runtime.status", "torch.flavour")
+    requires = (RUNTIME_STATUS, TORCH_FLAVOUR)
     explains = tuple(Explains(t, when_failing) for t in (*TORCH_SEES_NO_GPU, *GPU_WORK))
     docs = ("https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html",
             "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/error_codes.html")
 
     def run(self, facts):
-        status, flavour = facts["runtime.status"], facts["torch.flavour"]
+        status, flavour = facts[RUNTIME_STATUS], facts[TORCH_FLAVOUR]
         if flavour not in APIS_OF:
             return self.skip(f"torch is a {flavour} build: no GPU runtime of its own to ask")
         apis = status.get("apis") or {}

@@ -5,6 +5,7 @@ broken or mixed install, with the lines, instead of being read as normal."""
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.keys import TOOLS_GARBLED
 
 # what the parsers say → the causes that print it (the output alone does not say which)
 MEANINGS = (
@@ -28,11 +29,11 @@ class ToolOutputGarbled(Check):
     title = "ROCm tool output against what one healthy install prints"
     area = "amd"
     severity = Severity.MEDIUM
-    requires = ("tools.garbled",)
+    requires = (TOOLS_GARBLED,)
 
     def run(self, facts):
         by_tool: dict[str, list[dict]] = {}
-        for entry in facts["tools.garbled"]:
+        for entry in facts[TOOLS_GARBLED]:
             by_tool.setdefault(entry.get("tool") or "a tool", []).append(entry)
         if not by_tool:
             return self.ok("no repeated fields or impossible values in the ROCm tools' output")

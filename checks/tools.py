@@ -5,6 +5,7 @@ from __future__ import annotations
 from rocm_doctor.checks.gpu_env import logging_switch
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.command import signal_name
+from rocm_doctor.facts.keys import SMI_PROBLEMS
 
 OWN_CHILDREN = ("torch-probe",)  # judged by their own checks
 # Tools that talk to the GPU driver: one of them that hangs may be waiting on the driver, which the kernel log can
@@ -73,7 +74,7 @@ class ExternalToolMisbehaved(Check):
     def _smi_errors(self, facts, reported: set) -> list:
         """Error lines amd-smi / rocm-smi printed while exiting normally (smi.problems): a crash is reported above."""
         by_tool: dict[str, list[str]] = {}
-        for line in facts.get("smi.problems") or []:
+        for line in facts.get(SMI_PROBLEMS) or []:
             tool, _, text = str(line).partition(": ")
             by_tool.setdefault(tool, []).append(text)
         keys = {tool: [k for k, r in facts.observations.commands.items() if r.argv and r.argv[0].endswith(tool)]

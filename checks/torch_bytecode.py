@@ -7,6 +7,7 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
+from rocm_doctor.facts.keys import PYTHON_TARGET_VERSION, TORCH_BYTECODE
 
 ENOUGH = 0.9  # a few modules loaded from elsewhere (generated, zipped) do not make a slow start
 
@@ -43,12 +44,12 @@ class TorchBytecodeNotCached(Check):
     title = "Compiled bytecode for torch's modules"
     area = "torch"
     severity = Severity.LOW
-    requires = ("torch.bytecode",)
+    requires = (TORCH_BYTECODE,)
     docs = ("https://docs.python.org/3/using/cmdline.html#envvar-PYTHONDONTWRITEBYTECODE",
             "https://docs.python.org/3/library/compileall.html")
 
     def run(self, facts):
-        state = facts["torch.bytecode"]
+        state = facts[TORCH_BYTECODE]
         modules, cached = int(state.get("modules") or 0), int(state.get("cached") or 0)
         if not modules:
             return self.skip("torch was loaded from no Python source file (a frozen or zipped install)")
@@ -61,7 +62,7 @@ class TorchBytecodeNotCached(Check):
         folder = state.get("folder") or "torch's folder"
         compile_step = S.run_command(
             [target_python(facts), "-m", "compileall", "-q", "-j", "0", "-x",
-             newer_python_files(facts.get("python.target.version")), folder],
+             newer_python_files(facts.get(PYTHON_TARGET_VERSION)), folder],
             description=f"compile torch's modules once, into {folder}",
             needs_admin=not state.get("folder_writable") and not state.get("pycache_prefix"),
             note="Python reads stored bytecode even when told not to write it")

@@ -15,6 +15,8 @@ from rocm_doctor.engine.installs import install_into
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains
 from rocm_doctor.facts.facts import target_python
+from rocm_doctor.facts.keys import (PLATFORM_MACHINE, PYTHON_TARGET, PYTHON_TARGET_VERSION, TORCH_FAMILY, TORCH_FLAVOUR,
+                                    TORCH_VERSION)
 from rocm_doctor.knowledge import torch_family as table
 from rocm_doctor.knowledge.wheels import cuda_index, therock_multi_arch
 
@@ -57,8 +59,8 @@ def kind_of(facts, name: str, package: dict) -> str | None:
     build = table.build_of(package.get("version"))
     if build.kind:
         return build.kind
-    if name == "torch" and facts.get("torch.flavour") and facts.get("torch.version") == package.get("version"):
-        return facts.get("torch.flavour")
+    if name == "torch" and facts.get(TORCH_FLAVOUR) and facts.get(TORCH_VERSION) == package.get("version"):
+        return facts.get(TORCH_FLAVOUR)
     if build.origin == "pypi":
         return "cuda" if facts.os in ("linux", "wsl") else "cpu"
     return None
@@ -92,9 +94,9 @@ def _applies(facts, requirement: Requirement) -> bool:
     env = dict(default_environment())
     env["platform_system"] = SYSTEMS.get(facts.os, env["platform_system"])
     env["sys_platform"] = {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}[env["platform_system"]]
-    if facts.get("platform.machine"):
-        env["platform_machine"] = str(facts.get("platform.machine"))
-    python = str(facts.get("python.target.version") or "")
+    if facts.get(PLATFORM_MACHINE):
+        env["platform_machine"] = str(facts.get(PLATFORM_MACHINE))
+    python = str(facts.get(PYTHON_TARGET_VERSION) or "")
     if re.match(r"\d+\.\d+", python):
         env["python_full_version"] = python
         env["python_version"] = ".".join(python.split(".")[:2])
@@ -213,11 +215,11 @@ class TorchFamilyMatches(Check):
     title = "torchvision, torchaudio and Triton builds against the installed torch"
     area = "torch"
     severity = Severity.HIGH
-    requires = ("torch.family",)
+    requires = (TORCH_FAMILY,)
     explains = (Explains("torch-build-mismatch", when=replaces_torch),)
 
     def run(self, facts):
-        family = facts["torch.family"]
+        family = facts[TORCH_FAMILY]
         packages = family["packages"]
         torch = packages.get("torch")
         listing = self._listing(facts, family)
@@ -323,7 +325,7 @@ class TorchFamilyMatches(Check):
 
     @staticmethod
     def _step(facts, python, packages, index, extra):
-        return install_into(facts.get("python.target"), python, packages, index, extra_args=extra,
+        return install_into(facts.get(PYTHON_TARGET), python, packages, index, extra_args=extra,
                             note="install torch and its companions in one command from one index, so each is built "
                                  "for the others")
 

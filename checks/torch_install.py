@@ -8,6 +8,10 @@ from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.remedy import alternative
 from rocm_doctor.facts.facts import target_python
 from rocm_doctor.engine.installs import install_into
+from rocm_doctor.facts.keys import (GPU_INVENTORY, GPU_PCI, PYTHON_TARGET, RUNTIME_STATUS, TORCH_AVAILABLE,
+                                    TORCH_AVAILABLE_ERROR, TORCH_CUDA_VERSION, TORCH_DEVICES, TORCH_DEVICE_COUNT,
+                                    TORCH_FILE, TORCH_FLAVOUR, TORCH_HIP, TORCH_IMPORT_ERROR, TORCH_INSTALLED,
+                                    TORCH_PROBE, TORCH_VERSION, TORCH_WARNINGS, WINDOWS_HIPINFO)
 from rocm_doctor.knowledge import currency
 from rocm_doctor.knowledge.wheels import amd_torch_index, cpu_index, cuda_index
 
@@ -24,19 +28,19 @@ def flavour_name(flavour) -> str:
 
 
 def _gpu_vendors(facts) -> set[str]:
-    return {g.get("vendor") for g in facts.get("gpu.pci") or [] if isinstance(g, dict)}
+    return {g.get("vendor") for g in facts.get(GPU_PCI) or [] if isinstance(g, dict)}
 
 
 def _pip_fix(facts, python: str, index_url: str, reinstall: bool = True, packages=("torch",),
              note: str = "install the torch build for this machine's GPU into the target interpreter") -> list:
     """The machine-applicable form of the pip advice (applied only with `fix --allow-install`)."""
-    return [install_into(facts.get("python.target"), python, list(packages), index_url,
+    return [install_into(facts.get(PYTHON_TARGET), python, list(packages), index_url,
                          extra_args=["--force-reinstall"] if reinstall else [], note=note)]
 
 
 def _amd_gfx(facts) -> str | None:
     """The gfx target of the first discrete AMD GPU (else the first one) in the inventory, if any source knew it."""
-    gpus = [g for g in facts.get("gpu.inventory") or [] if isinstance(g, dict) and g.get("gfx")]
+    gpus = [g for g in facts.get(GPU_INVENTORY) or [] if isinstance(g, dict) and g.get("gfx")]
     discrete = [g for g in gpus if g.get("igpu") is not True]
     return (discrete or gpus or [{}])[0].get("gfx")
 
@@ -63,10 +67,10 @@ class TorchProbeHealthy(Check):
     explains = TORCH_GPU_WORK
     area = "torch"
     severity = Severity.CRITICAL
-    requires = ("torch.probe",)
+    requires = (TORCH_PROBE,)
 
     def run(self, facts):
-        probe = facts["torch.probe"]
+        probe = facts[TORCH_PROBE]
         state = probe["state"]
         evidence = [f"command: {' '.join(probe['argv'])}", f"exit code: {probe['returncode']}"]
         tail = [line for line in probe.get("stderr_tail", "").splitlines() if line.strip()][-12:]
@@ -106,30 +110,30 @@ class TorchInstalled(Check):
     explains = ("torch-*", "gfx-not-in-torch-arch-list", "hip-runtime-mismatch", *GPU_WORK)
     area = "torch"
     severity = Severity.CRITICAL
-    requires = ("torch.installed",)
+    requires = (TORCH_INSTALLED,)
 
     def run(self, facts):
         python = target_python(facts, "python")
         no_gpu = no_gpu_seen(facts)
         evidence = [f"no GPU found: {no_gpu}"] if no_gpu else []
-        if facts["torch.installed"] and facts.has("torch.import_error"):
+        if facts[TORCH_INSTALLED] and facts.has(TORCH_IMPORT_ERROR):
             fix, alternatives = self._plan(facts, python, reinstall=True, no_gpu=no_gpu)
             return self.fail(
-                f"torch is installed in {python} but fails to import: {facts['torch.import_error']}",
-                evidence=[facts["torch.import_error"], *evidence],
+                f"torch is installed in {python} but fails to import: {facts[TORCH_IMPORT_ERROR]}",
+                evidence=[facts[TORCH_IMPORT_ERROR], *evidence],
                 remediation=[] if fix else [f"Reinstall torch in that environment from {_amd_source(facts)}."],
                 fix=fix, alternatives=alternatives,
             )
-        if not facts["torch.installed"]:
+        if not facts[TORCH_INSTALLED]:
             fix, alternatives = self._plan(facts, python, reinstall=False, no_gpu=no_gpu)
-            reason = (facts.get("python.target") or {}).get("reason")
+            reason = (facts.get(PYTHON_TARGET) or {}).get("reason")
             return self.fail(
                 f"torch is not installed in {python}" + (f", {reason}." if reason else "."),
                 evidence=evidence,
                 remediation=[] if fix else [f"Install torch in that environment from {_amd_source(facts)}."],
                 fix=fix, alternatives=alternatives,
             )
-        return self.ok(f"torch {facts.get('torch.version')} at {facts.get('torch.file')}")
+        return self.ok(f"torch {facts.get(TORCH_VERSION)} at {facts.get(TORCH_FILE)}")
 
     @classmethod
     def _plan(cls, facts, python: str, reinstall: bool, no_gpu: str | None) -> tuple[list, list]:
@@ -161,7 +165,7 @@ class TorchInstalled(Check):
     def _index(facts) -> tuple[str, list[str]]:
         """(index, requirements): CUDA torch of the installed release where one is known, else of the newest."""
         if "nvidia" in _gpu_vendors(facts) and "amd" not in _gpu_vendors(facts):
-            return cuda_index(facts.get("torch.version")), ["torch"]
+            return cuda_index(facts.get(TORCH_VERSION)), ["torch"]
         index, _, packages = _amd_index(facts)
         return index, packages
 
@@ -173,18 +177,18 @@ class TorchBuildMatchesGpu(Check):
                 "hip-runtime-mismatch", *GPU_WORK)
     area = "torch"
     severity = Severity.CRITICAL
-    requires = ("torch.flavour", "gpu.pci")
+    requires = (TORCH_FLAVOUR, GPU_PCI)
 
     def run(self, facts):
-        flavour = facts["torch.flavour"]
+        flavour = facts[TORCH_FLAVOUR]
         vendors = _gpu_vendors(facts)
-        version = facts.get("torch.version")
+        version = facts.get(TORCH_VERSION)
         python = target_python(facts, "python")
         if "amd" in vendors and flavour != "rocm" and "nvidia" not in vendors:
             index, why, packages = _amd_index(facts)
             return self.fail(
                 f"torch {version} is a {flavour_name(flavour)} build, but the GPU here is AMD: it will never use the GPU.",
-                evidence=[f"torch.version.hip = {facts.get('torch.hip')}", f"torch.version.cuda = {facts.get('torch.cuda_version')}"],
+                evidence=[f"torch.version.hip = {facts.get(TORCH_HIP)}", f"torch.version.cuda = {facts.get(TORCH_CUDA_VERSION)}"],
                 remediation=[f"Install {why}" + ("." if _amd_plan_is_direct(facts) else f": {index}")],
                 fix=_pip_fix(facts, python, index, packages=packages) if _amd_plan_is_direct(facts) else [],
             )
@@ -208,24 +212,24 @@ class TorchSeesGpu(Check):
     title = "torch.cuda.is_available()"
     area = "torch"
     severity = Severity.CRITICAL
-    requires = ("torch.available", "torch.flavour")
+    requires = (TORCH_AVAILABLE, TORCH_FLAVOUR)
 
     def run(self, facts):
-        flavour = facts["torch.flavour"]
-        if facts["torch.available"]:
-            count = facts.get("torch.device_count", 0)
-            names = ", ".join(d.get("name", "?") for d in facts.get("torch.devices") or [])
+        flavour = facts[TORCH_FLAVOUR]
+        if facts[TORCH_AVAILABLE]:
+            count = facts.get(TORCH_DEVICE_COUNT, 0)
+            names = ", ".join(d.get("name", "?") for d in facts.get(TORCH_DEVICES) or [])
             return self.ok(f"torch sees {count} GPU{'s' if count != 1 else ''}: {names}")
         if flavour == "cpu":
             return self.skip("torch is a CPU build (see torch-build-mismatch)")
         evidence = []
-        if facts.get("torch.available_error"):
-            evidence.append(f"exception: {facts['torch.available_error']}")
-        evidence += [f"warning: {w}" for w in facts.get("torch.warnings") or []]
+        if facts.get(TORCH_AVAILABLE_ERROR):
+            evidence.append(f"exception: {facts[TORCH_AVAILABLE_ERROR]}")
+        evidence += [f"warning: {w}" for w in facts.get(TORCH_WARNINGS) or []]
         if flavour == "rocm":  # the other side: what shows a GPU below torch
             evidence += hardware_lines(facts)
-        said = facts.get("torch.available_error") or next(iter(facts.get("torch.warnings") or []), None)
-        runtime = refusals(facts.get("runtime.status") or {}, flavour)
+        said = facts.get(TORCH_AVAILABLE_ERROR) or next(iter(facts.get(TORCH_WARNINGS) or []), None)
+        runtime = refusals(facts.get(RUNTIME_STATUS) or {}, flavour)
         evidence += [f"the runtime says: {call.get('call')}() returned {row.get('name') or call.get('name')} "
                      f"({call.get('code')})" for _, call, row in runtime]
         if not said and runtime:
@@ -236,7 +240,7 @@ class TorchSeesGpu(Check):
             "Make sure no *_VISIBLE_DEVICES variable hides the GPU (see gpu-visibility-env).",
         ]
         cause = ""
-        hipinfo = facts.get("windows.hipinfo")
+        hipinfo = facts.get(WINDOWS_HIPINFO)
         if (facts.os == "windows" and flavour == "rocm" and isinstance(hipinfo, dict) and not hipinfo.get("devices")
                 and not hipinfo.get("error") and not hipinfo.get("timed_out")):
             # hipInfo ran and lists no device: the cause is below torch, and that finding says which

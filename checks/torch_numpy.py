@@ -9,6 +9,7 @@ from packaging.version import InvalidVersion, Version
 from rocm_doctor.engine.installs import install_into
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.facts import target_python
+from rocm_doctor.facts.keys import PYTHON_TARGET, TORCH_NUMPY, TORCH_VERSION
 
 # torch releases before 2.3 were built against NumPy 1.x and cannot use NumPy 2 (pytorch/pytorch#107302, albanD,
 # read 2026-12-02: "the `.numpy()` and `.from_numpy()` functions will ONLY work if the version of NumPy installed
@@ -29,12 +30,12 @@ class TorchNumpyUnusable(Check):
     title = "torch's use of numpy"
     area = "torch"
     severity = Severity.MEDIUM
-    requires = ("torch.numpy",)
+    requires = (TORCH_NUMPY,)
     docs = ("https://github.com/pytorch/pytorch/issues/107302",
             "https://numpy.org/devdocs/user/troubleshooting-importerror.html")
 
     def run(self, facts):
-        state = facts["torch.numpy"]
+        state = facts[TORCH_NUMPY]
         said = str(state.get("torch_warning") or "").split(" (Triggered internally")[0]
         numpy = state.get("version")
         if not said:
@@ -43,9 +44,9 @@ class TorchNumpyUnusable(Check):
             return self.ok("numpy is not installed and torch did not ask for it at import")
         python = target_python(facts)
         evidence = [f"import torch warned: {said}"]
-        torch_version = facts.get("torch.version")
+        torch_version = facts.get(TORCH_VERSION)
         if "No module named" in said:
-            step = install_into(facts.get("python.target"), python, ["numpy"], note="install numpy for torch")
+            step = install_into(facts.get(PYTHON_TARGET), python, ["numpy"], note="install numpy for torch")
             return self.warn(
                 f"numpy is not installed in {python}: torch {torch_version} warns 'Failed to initialize NumPy' at "
                 "import, and tensor.numpy(), torch.from_numpy() and the libraries that use them (torchvision, "
@@ -58,7 +59,7 @@ class TorchNumpyUnusable(Check):
         else:
             packages, why = ["numpy"], (f"numpy {numpy or '(version unknown)'} is not the binary interface torch "
                                         f"{torch_version} was built for, or its install is broken")
-        step = install_into(facts.get("python.target"), python, packages, extra_args=["--force-reinstall"],
+        step = install_into(facts.get(PYTHON_TARGET), python, packages, extra_args=["--force-reinstall"],
                             note="install a numpy torch can use")
         return self.warn(
             f"torch cannot use numpy: {why}. tensor.numpy(), torch.from_numpy() and the libraries that use them "

@@ -5,6 +5,7 @@ tell"."""
 from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.keys import LOG_KEY, LOG_MACHINE, PASTE_SUMMARY
 from rocm_doctor.knowledge import signatures
 
 COLLECT_ENV = "python -m torch.utils.collect_env"
@@ -35,11 +36,11 @@ class PasteNotEnoughToTell(Check):
     area = "rocm-doctor"
     severity = Severity.MEDIUM
     undecided = True
-    requires = ("paste.summary", "log.machine", "user.log")
+    requires = (PASTE_SUMMARY, LOG_MACHINE, LOG_KEY)
 
     def run(self, facts):
-        summary, log = facts["paste.summary"], facts["log.machine"]
-        known = [m for m in signatures.match(facts["user.log"].get("text") or "")
+        summary, log = facts[PASTE_SUMMARY], facts[LOG_MACHINE]
+        known = [m for m in signatures.match(facts[LOG_KEY].get("text") or "")
                  if not (signatures.signature(m.id) or {}).get("harmless")
                  and (signatures.signature(m.id) or {}).get("established") is not False]
         tools = summary["tools"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.keys import SHELL_RC_LINES
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.env_grammar import device_problem, repeated
 from rocm_doctor.parsers.visible_devices import index, parse_visible
@@ -96,4 +97,4 @@ def _left_below_hip(facts):
 
 def set_in_rc_file(facts, name: str) -> bool:
     """Whether a shell rc file the probe read sets `name` (then unsetting it in the shell alone does not last)."""
-    return any(hit.get("variable") == name for hit in facts.get("shell.rc_lines") or [])
+    return any(hit.get("variable") == name for hit in facts.get(SHELL_RC_LINES) or [])

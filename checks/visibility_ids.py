@@ -9,6 +9,7 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.facts.facts import RUN_ENV
+from rocm_doctor.facts.keys import KFD_NODES, ROCMINFO_AGENTS, ROCMINFO_STATUS
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
@@ -45,7 +46,7 @@ def _nvidia_ids(facts) -> tuple[list[str], list[str]]:
 
 
 def _rocminfo_ids(facts) -> tuple[list[str], list[str]]:
-    agents = [a for a in facts.get("rocminfo.agents") or [] if isinstance(a, dict) and a.get("device_type") == "GPU"]
+    agents = [a for a in facts.get(ROCMINFO_AGENTS) or [] if isinstance(a, dict) and a.get("device_type") == "GPU"]
     real = [a for a in agents if a.get("uuid") and not str(a["uuid"]).upper().endswith("-XX")]
     return ([f"GPU {i} ({a.get('marketing_name') or a.get('name')}): {a['uuid']}" for i, a in enumerate(real)],
             [a["uuid"] for a in real])
@@ -100,9 +101,9 @@ class GpuVisibilityUnknownId(Check):
                          remediation=remedy, data={"entry": stop, "known": known})
 
     def _rocr(self, facts, name: str, value: str):
-        nodes = [n for n in facts.get("kfd.nodes") or [] if isinstance(n, dict) and n.get("kind") == "gpu"]
-        status = facts.get("rocminfo.status") or {}
-        agents = [a for a in facts.get("rocminfo.agents") or []
+        nodes = [n for n in facts.get(KFD_NODES) or [] if isinstance(n, dict) and n.get("kind") == "gpu"]
+        status = facts.get(ROCMINFO_STATUS) or {}
+        agents = [a for a in facts.get(ROCMINFO_AGENTS) or []
                   if isinstance(a, dict) and a.get("device_type") == "GPU"]
         run = facts.get(RUN_ENV)
         if isinstance(run, dict) and run.get("env") is not None and status.get("environment") != RUN_ENV:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
+from rocm_doctor.facts.keys import WINDOWS_DLLS, WINDOWS_PATH
 from rocm_doctor.parsers import windows_paths as paths
 
 from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_SEES_NO_GPU
@@ -14,7 +15,7 @@ WINDOWS = (Platform.WINDOWS,)
 
 def _path_steps(facts, folders) -> list:
     """Remove the folders from this shell's Path and from whichever registry scope holds them."""
-    scopes = (facts.get("windows.path") or {}).get("scopes") or {}
+    scopes = (facts.get(WINDOWS_PATH) or {}).get("scopes") or {}
     steps = [S.path_remove(f, "Path", scope="process", note="its DLLs shadow torch's own") for f in folders]
     for scope in ("user", "machine"):
         entries = (scopes.get(scope) or {}).get("entries") or []
@@ -25,7 +26,7 @@ def _path_steps(facts, folders) -> list:
 
 def _shell_only(facts, folders) -> list[str]:
     """Advice for folders no registry scope holds: an activation script or a hand-made change put them there."""
-    scopes = (facts.get("windows.path") or {}).get("scopes") or {}
+    scopes = (facts.get(WINDOWS_PATH) or {}).get("scopes") or {}
     shell_only = [f for f in folders if not any(
         paths.same(f, e) for s in ("user", "machine") for e in (scopes.get(s) or {}).get("entries") or [])]
     return ["Set only in this shell (by an activation script or by hand): " + "; ".join(shell_only)
@@ -39,11 +40,11 @@ class DllShadowing(Check):
     area = "windows-dlls"
     severity = Severity.CRITICAL
     platforms = WINDOWS
-    requires = ("windows.dlls",)
+    requires = (WINDOWS_DLLS,)
     docs = ("https://github.com/ROCm/ROCm/issues/5941",)
 
     def run(self, facts):
-        dlls = facts["windows.dlls"]
+        dlls = facts[WINDOWS_DLLS]
         own = dlls["own_copies"]
         if not own:
             return self.skip("torch ships no HIP/ROCm DLLs of its own here (no ROCm torch, or its folders were not scanned)")
@@ -101,12 +102,12 @@ class HipRuntimeLoadedTwice(Check):
     area = "windows-dlls"
     severity = Severity.CRITICAL
     platforms = WINDOWS
-    requires = ("windows.dlls",)
+    requires = (WINDOWS_DLLS,)
 
     def run(self, facts):
-        loaded = facts["windows.dlls"].get("loaded")
+        loaded = facts[WINDOWS_DLLS].get("loaded")
         if loaded is None:
-            return self.skip(f"the DLLs torch loaded are unknown: {facts['windows.dlls'].get('loaded_why_missing')}")
+            return self.skip(f"the DLLs torch loaded are unknown: {facts[WINDOWS_DLLS].get('loaded_why_missing')}")
         runtimes = []
         for item in loaded:
             if item["runtime"] and not any(paths.same(item["path"], r["path"]) for r in runtimes):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
+from rocm_doctor.facts.keys import WINDOWS_DRIVER_NEEDS, WINDOWS_DRIVER_RELEASE
 from rocm_doctor.knowledge import windows_layer as table
 
 TORCH_SYMPTOMS = ("windows-gpu-not-enumerated", "torch-cuda-unavailable", "torch-probe-crashed", "gpu-kernel*",
@@ -75,12 +76,12 @@ class WindowsDriverTooOld(Check):
     area = "windows-hip"
     severity = Severity.HIGH
     platforms = (Platform.WINDOWS,)
-    requires = ("windows.driver_release", "windows.driver_needs")
+    requires = (WINDOWS_DRIVER_RELEASE, WINDOWS_DRIVER_NEEDS)
     docs = ("https://github.com/GPUOpen-Drivers/amd-vulkan-versions",
             "https://rocm.docs.amd.com/projects/radeon-ryzen/en/latest/docs/compatibility/compatibilityrad/windows/windows_compatibility.html")
 
     def run(self, facts):
-        release, needs = facts["windows.driver_release"], facts["windows.driver_needs"]
+        release, needs = facts[WINDOWS_DRIVER_RELEASE], facts[WINDOWS_DRIVER_NEEDS]
         if not release.get("adapters") and not release.get("registry_adrenalin"):
             return self.skip("no AMD display driver was seen" + ("" if release.get("wmi_ran") else
                              " (the WMI adapter list was not collected)"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.facts.keys import WINDOWS_ENV_SCOPES, WINDOWS_PATH
 from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.knowledge.windows_scopes import SETX_LIMIT, conflicts, new_shell_value, stale
 
@@ -23,7 +24,7 @@ class _WindowsEnvCheck(Check):
 
 
 def _scopes(facts):
-    scopes = facts["windows.env.scopes"]
+    scopes = facts[WINDOWS_ENV_SCOPES]
     return scopes.get("process") or {}, scopes.get("user"), scopes.get("machine")
 
 
@@ -31,7 +32,7 @@ class EnvScopeConflict(_WindowsEnvCheck):
     id = "env-scope-conflict"
     title = "GPU variables in the User and Machine scopes"
     severity = Severity.MEDIUM
-    requires = ("windows.env.scopes",)
+    requires = (WINDOWS_ENV_SCOPES,)
 
     def run(self, facts):
         process, user, machine = _scopes(facts)
@@ -65,7 +66,7 @@ class EnvSetButShellStale(_WindowsEnvCheck):
     title = "This shell's environment against the registry"
     explains = ("hip-sdk-version-mismatch",)
     severity = Severity.MEDIUM
-    requires = ("windows.env.scopes",)
+    requires = (WINDOWS_ENV_SCOPES,)
 
     def run(self, facts):
         process, user, machine = _scopes(facts)
@@ -115,10 +116,10 @@ class PathTooLongForSetx(_WindowsEnvCheck):
     id = "path-too-long-for-setx"
     title = "PATH against setx's 1024-character limit"
     severity = Severity.MEDIUM
-    requires = ("windows.path",)
+    requires = (WINDOWS_PATH,)
 
     def run(self, facts):
-        scopes = facts["windows.path"]["scopes"]
+        scopes = facts[WINDOWS_PATH]["scopes"]
         out = []
         for scope in ("user", "machine"):
             item = scopes.get(scope)
@@ -166,17 +167,17 @@ class PathEntriesMissing(_WindowsEnvCheck):
     id = "path-entries-missing"
     title = "Folders listed in PATH"
     severity = Severity.LOW
-    requires = ("windows.path",)
+    requires = (WINDOWS_PATH,)
 
     def run(self, facts):
-        folders = facts["windows.path"]["folders"]
+        folders = facts[WINDOWS_PATH]["folders"]
         missing = [f for f in folders if f.get("exists") is False and (f.get("error") in (None, "not found"))]
         unexpanded = [f for f in folders if f.get("unexpanded")]
         if not missing and not unexpanded:
             return self.ok(f"all {len(folders)} PATH folders exist")
         evidence = [f"missing: {f['path']} ({', '.join(f['scopes'])})" for f in missing[:20]]
         evidence += [f"cannot expand: {f['path']} ({', '.join(f['scopes'])})" for f in unexpanded[:10]]
-        scopes = facts["windows.path"]["scopes"]
+        scopes = facts[WINDOWS_PATH]["scopes"]
         steps = [S.path_remove(raw_entry(scopes.get(scope), f["path"]), "Path", scope=scope,
                                note="the folder does not exist")
                  for scope in ("user", "machine") for f in missing if scope in f["scopes"]]
@@ -204,7 +205,7 @@ class HsaOverrideOnWindows(_WindowsEnvCheck):
     id = "hsa-override-on-windows"
     title = "HSA_OVERRIDE_GFX_VERSION on Windows, which ignores it"
     severity = Severity.MEDIUM
-    requires = ("windows.env.scopes",)
+    requires = (WINDOWS_ENV_SCOPES,)
     docs = ("https://github.com/ROCm/TheRock/issues/1719", "https://github.com/ROCm/ROCm/issues/2654")
 
     def run(self, facts):

@@ -8,6 +8,8 @@ import re
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.engine import remedy as S
+from rocm_doctor.facts.keys import (TORCH_HIP, WINDOWS_DRIVER, WINDOWS_HIPINFO, WINDOWS_HIP_HIP_PATH,
+                                    WINDOWS_HIP_INSTALLS)
 from rocm_doctor.checks.windows_common import rocm_stack
 
 from rocm_doctor.checks.symptoms import GPU_WORK, TORCH_GPU_WORK
@@ -24,7 +26,7 @@ def _major(version):
 
 
 def _amd_wmi(facts):
-    return [a for a in (facts.get("windows.driver") or {}).get("wmi") or [] if a.get("vendor_id") == "0x1002"]
+    return [a for a in (facts.get(WINDOWS_DRIVER) or {}).get("wmi") or [] if a.get("vendor_id") == "0x1002"]
 
 
 class HipSdkMissing(Check):
@@ -33,13 +35,13 @@ class HipSdkMissing(Check):
     area = "windows-hip"
     severity = Severity.MEDIUM
     platforms = WINDOWS
-    requires = ("windows.hip.installs", "windows.hip.hip_path")
+    requires = (WINDOWS_HIP_INSTALLS, WINDOWS_HIP_HIP_PATH)
     docs = ("https://rocm.docs.amd.com/projects/install-on-windows/en/latest/",)
 
     def run(self, facts):
-        installs = [i for i in facts["windows.hip.installs"] if i.get("exists")]
+        installs = [i for i in facts[WINDOWS_HIP_INSTALLS] if i.get("exists")]
         out = []
-        for name, scopes in facts["windows.hip.hip_path"].items():
+        for name, scopes in facts[WINDOWS_HIP_HIP_PATH].items():
             if scopes.get("exists") is False:
                 folder = scopes.get("process") or scopes.get("user") or scopes.get("machine")
                 set_in = [s for s in ("process", "user", "machine") if scopes.get(s)]
@@ -79,16 +81,16 @@ class HipSdkVersionMismatch(Check):
     area = "windows-hip"
     severity = Severity.MEDIUM
     platforms = WINDOWS
-    requires = ("windows.hip.installs", "windows.hip.hip_path")
+    requires = (WINDOWS_HIP_INSTALLS, WINDOWS_HIP_HIP_PATH)
 
     def run(self, facts):
-        hip_path = facts["windows.hip.hip_path"].get("HIP_PATH") or {}
-        installs = [i for i in facts["windows.hip.installs"] if i.get("exists")]
+        hip_path = facts[WINDOWS_HIP_HIP_PATH].get("HIP_PATH") or {}
+        installs = [i for i in facts[WINDOWS_HIP_INSTALLS] if i.get("exists")]
         version = hip_path.get("version")
         if not hip_path or not version:
             return self.skip("HIP_PATH is not set (see hip-sdk-missing)")
         out = []
-        torch_hip = facts.get("torch.hip")
+        torch_hip = facts.get(TORCH_HIP)
         if torch_hip and _major(torch_hip) != _major(version):
             matching = [i for i in installs if _major(i.get("version")) == _major(torch_hip)]
             out.append(
@@ -137,11 +139,11 @@ class WindowsGpuNotEnumerated(Check):
     area = "windows-hip"
     severity = Severity.CRITICAL
     platforms = WINDOWS
-    requires = ("windows.hipinfo",)
+    requires = (WINDOWS_HIPINFO,)
     docs = ("https://github.com/ROCm/ROCm/issues/6167", "https://github.com/ROCm/hip/issues/3899")
 
     def run(self, facts):
-        info = facts["windows.hipinfo"]
+        info = facts[WINDOWS_HIPINFO]
         devices = info.get("devices") or []
         if devices:
             return self.ok("hipInfo lists " + ", ".join(f"#{d['index']} {d.get('name')} ({d.get('gfx')})" for d in devices))
@@ -198,10 +200,10 @@ class AmdDisplayDriver(Check):
     area = "windows-hip"
     severity = Severity.HIGH
     platforms = WINDOWS
-    requires = ("windows.driver",)
+    requires = (WINDOWS_DRIVER,)
 
     def run(self, facts):
-        driver = facts["windows.driver"]
+        driver = facts[WINDOWS_DRIVER]
         amd = _amd_wmi(facts)
         if not amd and not driver.get("wmi_ran"):
             return self.skip("the WMI adapter list was not collected")

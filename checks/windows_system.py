@@ -6,6 +6,8 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine.relations import Explains
+from rocm_doctor.facts.keys import (TORCH_IMPORT_ERROR, WINDOWS_DRIVER_NEEDS, WINDOWS_HIP_INSTALLS, WINDOWS_OS,
+                                    WINDOWS_VC_RUNTIME)
 from rocm_doctor.knowledge import windows_layer as table
 from rocm_doctor.knowledge.store import load
 
@@ -14,7 +16,7 @@ WINDOWS = (Platform.WINDOWS,)
 
 def import_failed(_cause, _symptom, facts) -> bool:
     """torch is installed but does not import: the missing runtime is why (not installing torch is not)."""
-    return bool(facts is not None and facts.get("torch.import_error"))
+    return bool(facts is not None and facts.get(TORCH_IMPORT_ERROR))
 
 
 def install_runtime() -> tuple[list, list]:
@@ -36,11 +38,11 @@ class WindowsVcRuntimeMissing(Check):
     area = "windows"
     severity = Severity.HIGH
     platforms = WINDOWS
-    requires = ("windows.vc_runtime",)
+    requires = (WINDOWS_VC_RUNTIME,)
     docs = ("https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist",)
 
     def run(self, facts):
-        runtime = facts["windows.vc_runtime"]
+        runtime = facts[WINDOWS_VC_RUNTIME]
         registry = runtime.get("registry")
         evidence = self._evidence(runtime)
         fix, alternatives = install_runtime()
@@ -96,11 +98,11 @@ class WindowsVcRuntimeMissing(Check):
 def stacks(facts) -> list[tuple[str, list[str], str]]:
     """(what, listed Windows versions, source) for each installed thing whose release lists Windows versions."""
     out = []
-    pytorch = (facts.get("windows.driver_needs") or {}).get("pytorch") or {}
+    pytorch = (facts.get(WINDOWS_DRIVER_NEEDS) or {}).get("pytorch") or {}
     if pytorch.get("row"):
         out.append((f"PyTorch on Windows {pytorch['release']}", pytorch["row"]["windows"], pytorch["row"]["source"]))
     rows = load("support_windows.json")["releases"]
-    for install in facts.get("windows.hip.installs") or []:
+    for install in facts.get(WINDOWS_HIP_INSTALLS) or []:
         version = table.dotted(install.get("version"))[:2]
         row = next((r for r in rows if table.dotted(r["rocm"]) == version), None) if install.get("exists") else None
         if row and row.get("os"):
@@ -114,11 +116,11 @@ class WindowsBuildUnsupported(Check):
     area = "windows"
     severity = Severity.MEDIUM
     platforms = WINDOWS
-    requires = ("windows.os",)
+    requires = (WINDOWS_OS,)
     docs = ("https://rocm.docs.amd.com/projects/install-on-windows/en/latest/reference/system-requirements.html",)
 
     def run(self, facts):
-        system = facts["windows.os"]
+        system = facts[WINDOWS_OS]
         found = stacks(facts)
         here = self._name(system)
         if not found:

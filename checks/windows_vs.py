@@ -6,6 +6,7 @@ from __future__ import annotations
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity
 from rocm_doctor.engine.shells import detect_shell
+from rocm_doctor.facts.keys import WINDOWS_CXX_HEADERS, WINDOWS_DEVSHELL, WINDOWS_ROCM_SDK, WINDOWS_SDK_UCRT, WINDOWS_VS
 from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.checks.windows_common import rocm_stack
 
@@ -44,12 +45,12 @@ class VsCppWorkloadMissing(Check):
     area = "windows-build"
     severity = Severity.MEDIUM
     platforms = WINDOWS
-    requires = ("windows.vs",)
+    requires = (WINDOWS_VS,)
     docs = ("https://learn.microsoft.com/en-us/visualstudio/install/use-command-line-parameters-to-install-visual-studio",
             "https://github.com/microsoft/vswhere/issues/177")
 
     def run(self, facts):
-        vs = facts["windows.vs"]
+        vs = facts[WINDOWS_VS]
         instances = vs["instances"]
         stack = rocm_stack(facts)
         level = self.warn if stack else self.info
@@ -93,11 +94,11 @@ class HiprtcHeadersMissing(Check):
     area = "windows-build"
     severity = Severity.HIGH
     platforms = WINDOWS
-    requires = ("windows.cxx_headers",)
+    requires = (WINDOWS_CXX_HEADERS,)
     docs = ("https://github.com/ROCm/ROCm/issues/5941",)
 
     def run(self, facts):
-        headers = facts["windows.cxx_headers"]
+        headers = facts[WINDOWS_CXX_HEADERS]
         stack = rocm_stack(facts)
         if not stack:
             return self.skip("no ROCm torch, rocm-sdk package or HIP SDK here")
@@ -109,14 +110,14 @@ class HiprtcHeadersMissing(Check):
                     subject="ucrt",
                     evidence=[f"C++ headers via {v}" for v in headers["via"]] + ([
                         f"Windows SDK {u['version']}: {u['path']} has no corecrt.h"
-                        for u in facts.get("windows.sdk.ucrt") or []] or ["Windows Kits\\10\\Include: no SDK version"]),
+                        for u in facts.get(WINDOWS_SDK_UCRT) or []] or ["Windows Kits\\10\\Include: no SDK version"]),
                     remediation=[
                         "Add a Windows SDK to the Build Tools / Visual Studio instance (Visual Studio Installer > Modify > "
                         "Individual components > Windows 11 SDK).",
                     ],
                 )
             return self.ok("C++ standard headers reachable via " + "; ".join(headers["via"]))
-        instances = (facts.get("windows.vs") or {}).get("instances") or []
+        instances = (facts.get(WINDOWS_VS) or {}).get("instances") or []
         steps = [add_cpp(i) for i in instances if not i.get("has_vc_tools")] or ([] if instances else
                                                                                  [install_build_tools()])
         remediation = [
@@ -128,9 +129,9 @@ class HiprtcHeadersMissing(Check):
         broken = [t for i in instances for t in i["msvc"] if not all(t["headers"].values())]
         evidence = ["ROCm here: " + "; ".join(stack)]
         evidence += [f"MSVC {t['version']}: missing {', '.join(h for h, ok in t['headers'].items() if not ok)} in {t['include']}" for t in broken]
-        evidence.append("INCLUDE: " + (", ".join((facts.get("windows.devshell") or {}).get("include") or []) or "not set"))
-        evidence.append("rocm-sdk ships no type_traits" if facts.has("windows.rocm_sdk") else
-                        f"rocm-sdk packages: {facts.why_missing('windows.rocm_sdk')}")
+        evidence.append("INCLUDE: " + (", ".join((facts.get(WINDOWS_DEVSHELL) or {}).get("include") or []) or "not set"))
+        evidence.append("rocm-sdk ships no type_traits" if facts.has(WINDOWS_ROCM_SDK) else
+                        f"rocm-sdk packages: {facts.why_missing(WINDOWS_ROCM_SDK)}")
         return self.warn(
             "no C++ standard library headers are reachable (no MSVC toolset with <type_traits>, no INCLUDE, none "
             "shipped with the ROCm packages). The first MIOpen operation that compiles a kernel at run time "
@@ -148,11 +149,11 @@ class VsDevShellInactive(Check):
     area = "windows-build"
     severity = Severity.LOW
     platforms = WINDOWS
-    requires = ("windows.vs", "windows.devshell")
+    requires = (WINDOWS_VS, WINDOWS_DEVSHELL)
 
     def run(self, facts):
-        devshell = facts["windows.devshell"]
-        ready = [i for i in facts["windows.vs"]["instances"] if i.get("has_vc_tools")]
+        devshell = facts[WINDOWS_DEVSHELL]
+        ready = [i for i in facts[WINDOWS_VS]["instances"] if i.get("has_vc_tools")]
         if not ready:
             return self.skip("no Visual Studio instance with the C++ tools (see vs-cpp-workload-missing)")
         if devshell["active"]:

@@ -15,6 +15,7 @@ import click
 from rocm_doctor.cli.app import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEMS, DoctorUsageError, diagnosed, pass_app
 from rocm_doctor.cli.options import (chosen_run_env, chosen_stages, python_option, run_env_options, stage_options,
                                      target_args, torch_timeout_option)
+from rocm_doctor.facts.keys import RUN_ENV, TORCH_VERSION
 
 LATEST = "latest"
 RECHECKED = {"resolved": "resolved (no longer reported)",
@@ -140,8 +141,8 @@ def _context(report, facts, from_file, shell, allow_install):
     env = dict(os.environ) if live else dict(facts.env or {})
     home_var = env.get("USERPROFILE") if os_name == "windows" else env.get("HOME")
     home = Path(home_var) if home_var else Path.home()
-    installed = {"torch": facts.get("torch.version")} if facts.get("torch.version") else {}
-    run = facts.get("run.env")
+    installed = {"torch": facts.get(TORCH_VERSION)} if facts.get(TORCH_VERSION) else {}
+    run = facts.get(RUN_ENV)
     return Context(
         os=os_name,
         shell=shell or detect_shell(env, os_name),

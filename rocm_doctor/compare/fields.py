@@ -11,6 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional
 
+from rocm_doctor.facts.keys import (BENCH_RESULTS, COLLECTIVES_RESULTS, GPU_INVENTORY, GPU_KERNELS, GPU_LIVE, GPU_PCI,
+                                    GPU_TARGETS, HIP_VERSION, LINUX_AMDGPU_MODULE, LINUX_KERNEL_CMDLINE,
+                                    ONLINE_INDEX_KEY, PLATFORM_OS, PLATFORM_RELEASE, PYTHON_TARGET,
+                                    PYTHON_TARGET_VERSION, ROCMINFO_STATUS, ROCM_PATHS_KEY, TORCH_ARCH_LIST,
+                                    TORCH_AVAILABLE, TORCH_CUDA_VERSION, TORCH_DEVICES, TORCH_DEVICE_COUNT, TORCH_FILE,
+                                    TORCH_FLAVOUR, TORCH_HIP, TORCH_INSTALLED, TORCH_VERSION)
 from rocm_doctor.knowledge import env_catalog
 
 ENV_PREFIX = "env."
@@ -28,11 +34,11 @@ GPU_ENV_PREFIXES = ("ROCM", "HIP", "HSA_", "HCC_", "AMD_", "GPU_", "ROCR_", "ROC
                     "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LLVM_", "DEVICE_LIB", "XLA_", "WSL")
 GPU_ENV_NAMES = {"PATH", "LIBRARY_PATH", "CPATH", "PATHEXT"}
 # Measurements and reachability differ on every run; their verdicts are compared as findings instead.
-NOT_COMPARED = {"bench.results", "gpu.kernels", "collectives.results", "online.package_index"}
+NOT_COMPARED = {BENCH_RESULTS, GPU_KERNELS, COLLECTIVES_RESULTS, ONLINE_INDEX_KEY}
 VOLATILE_LEAVES = {"duration_s", "seconds", "import_seconds", "import_s", "elapsed_s", "argv", "self_pid"}
 # Readings of the moment (use, memory, clocks, power): they matter when a failing check needs them, and are no
 # change of the setup otherwise.
-LIVE_FACTS = ("gpu.live",)
+LIVE_FACTS = (GPU_LIVE,)
 MAX_LEAVES = 64  # per fact: a huge fact is compared in its first leaves
 
 
@@ -58,12 +64,12 @@ def _sub(facts: Any, key: str, sub: str) -> Any:
 
 
 def _gpus(facts: Any) -> Optional[list[str]]:
-    devices = _get(facts, "torch.devices") or []
+    devices = _get(facts, TORCH_DEVICES) or []
     return sorted({str(d.get("name")) for d in devices if isinstance(d, dict) and d.get("name")}) or None
 
 
 def _amd_gpus(facts: Any) -> Optional[list[str]]:
-    inventory = _get(facts, "gpu.inventory")
+    inventory = _get(facts, GPU_INVENTORY)
     if not isinstance(inventory, list):
         return None
     return [f"{g.get('name') or '?'} {g.get('gfx') or '?'}" + (f" at {g['bdf']}" if g.get("bdf") else "")
@@ -71,7 +77,7 @@ def _amd_gpus(facts: Any) -> Optional[list[str]]:
 
 
 def _targets(facts: Any) -> Optional[list[str]]:
-    targets = _get(facts, "gpu.targets")
+    targets = _get(facts, GPU_TARGETS)
     if not isinstance(targets, list):
         return None
     return [f"GPU {t.get('index')}: {t.get('real_gfx') or '?'} runs {t.get('effective_gfx') or '?'}"
@@ -79,7 +85,7 @@ def _targets(facts: Any) -> Optional[list[str]]:
 
 
 def _pci(facts: Any) -> Optional[list[str]]:
-    devices = _get(facts, "gpu.pci")
+    devices = _get(facts, GPU_PCI)
     if not isinstance(devices, list):
         return None
     return [f"{d.get('slot')} {d.get('vendor')} {d.get('device_id')} ({d.get('driver') or 'no driver'})"
@@ -87,7 +93,7 @@ def _pci(facts: Any) -> Optional[list[str]]:
 
 
 def _rocm_installs(facts: Any) -> Optional[list[str]]:
-    installs = _sub(facts, "rocm.paths", "installs")
+    installs = _sub(facts, ROCM_PATHS_KEY, "installs")
     if not isinstance(installs, list):
         return None
     return [f"{i.get('path')}" + (f" -> {i['realpath']}" if i.get("realpath") not in (None, i.get("path")) else "")
@@ -96,33 +102,33 @@ def _rocm_installs(facts: Any) -> Optional[list[str]]:
 
 
 def _hip(facts: Any) -> Optional[str]:
-    return _sub(facts, "hip.version", "text")
+    return _sub(facts, HIP_VERSION, "text")
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("os", "system", ("platform.os",), lambda f: _get(f, "platform.os")),
-    Field("kernel", "system", ("platform.release",), lambda f: _get(f, "platform.release")),
-    Field("kernel_cmdline", "driver", ("linux.kernel_cmdline",), lambda f: _sub(f, "linux.kernel_cmdline", "raw")),
-    Field("driver_amdgpu", "driver", ("linux.amdgpu_module",), lambda f: _sub(f, "linux.amdgpu_module", "version")),
-    Field("amdgpu_loaded", "driver", ("linux.amdgpu_module",), lambda f: _sub(f, "linux.amdgpu_module", "loaded")),
-    Field("rocm", "rocm", ("hip.version",), _hip),
-    Field("rocm_installs", "rocm", ("rocm.paths",), _rocm_installs),
-    Field("hsa_runtime", "rocm", ("rocminfo.status",), lambda f: _sub(f, "rocminfo.status", "runtime_version")),
-    Field("rocminfo", "rocm", ("rocminfo.status",), lambda f: _sub(f, "rocminfo.status", "state")),
-    Field("python", "python", ("python.target.version",), lambda f: _get(f, "python.target.version")),
-    Field("python_target", "python", ("python.target",), lambda f: _sub(f, "python.target", "python")),
-    Field("torch", "torch", ("torch.version", "torch.installed"), lambda f: _get(f, "torch.version")),
-    Field("torch_build", "torch", ("torch.flavour",), lambda f: _get(f, "torch.flavour")),
-    Field("torch_hip", "torch", ("torch.hip",), lambda f: _get(f, "torch.hip")),
-    Field("torch_cuda", "torch", ("torch.cuda_version",), lambda f: _get(f, "torch.cuda_version")),
-    Field("torch_arch_list", "torch", ("torch.arch_list",), lambda f: _get(f, "torch.arch_list")),
-    Field("torch_available", "torch", ("torch.available",), lambda f: _get(f, "torch.available")),
-    Field("torch_location", "torch", ("torch.file",), lambda f: _get(f, "torch.file")),
-    Field("gpu_count", "gpu", ("torch.device_count",), lambda f: _get(f, "torch.device_count")),
-    Field("gpus", "gpu", ("torch.devices",), _gpus),
-    Field("amd_gpus", "gpu", ("gpu.inventory",), _amd_gpus),
-    Field("gfx_targets", "gpu", ("gpu.targets",), _targets),
-    Field("pci_gpus", "gpu", ("gpu.pci",), _pci),
+    Field("os", "system", (PLATFORM_OS,), lambda f: _get(f, PLATFORM_OS)),
+    Field("kernel", "system", (PLATFORM_RELEASE,), lambda f: _get(f, PLATFORM_RELEASE)),
+    Field("kernel_cmdline", "driver", (LINUX_KERNEL_CMDLINE,), lambda f: _sub(f, LINUX_KERNEL_CMDLINE, "raw")),
+    Field("driver_amdgpu", "driver", (LINUX_AMDGPU_MODULE,), lambda f: _sub(f, LINUX_AMDGPU_MODULE, "version")),
+    Field("amdgpu_loaded", "driver", (LINUX_AMDGPU_MODULE,), lambda f: _sub(f, LINUX_AMDGPU_MODULE, "loaded")),
+    Field("rocm", "rocm", (HIP_VERSION,), _hip),
+    Field("rocm_installs", "rocm", (ROCM_PATHS_KEY,), _rocm_installs),
+    Field("hsa_runtime", "rocm", (ROCMINFO_STATUS,), lambda f: _sub(f, ROCMINFO_STATUS, "runtime_version")),
+    Field("rocminfo", "rocm", (ROCMINFO_STATUS,), lambda f: _sub(f, ROCMINFO_STATUS, "state")),
+    Field("python", "python", (PYTHON_TARGET_VERSION,), lambda f: _get(f, PYTHON_TARGET_VERSION)),
+    Field("python_target", "python", (PYTHON_TARGET,), lambda f: _sub(f, PYTHON_TARGET, "python")),
+    Field("torch", "torch", (TORCH_VERSION, TORCH_INSTALLED), lambda f: _get(f, TORCH_VERSION)),
+    Field("torch_build", "torch", (TORCH_FLAVOUR,), lambda f: _get(f, TORCH_FLAVOUR)),
+    Field("torch_hip", "torch", (TORCH_HIP,), lambda f: _get(f, TORCH_HIP)),
+    Field("torch_cuda", "torch", (TORCH_CUDA_VERSION,), lambda f: _get(f, TORCH_CUDA_VERSION)),
+    Field("torch_arch_list", "torch", (TORCH_ARCH_LIST,), lambda f: _get(f, TORCH_ARCH_LIST)),
+    Field("torch_available", "torch", (TORCH_AVAILABLE,), lambda f: _get(f, TORCH_AVAILABLE)),
+    Field("torch_location", "torch", (TORCH_FILE,), lambda f: _get(f, TORCH_FILE)),
+    Field("gpu_count", "gpu", (TORCH_DEVICE_COUNT,), lambda f: _get(f, TORCH_DEVICE_COUNT)),
+    Field("gpus", "gpu", (TORCH_DEVICES,), _gpus),
+    Field("amd_gpus", "gpu", (GPU_INVENTORY,), _amd_gpus),
+    Field("gfx_targets", "gpu", (GPU_TARGETS,), _targets),
+    Field("pci_gpus", "gpu", (GPU_PCI,), _pci),
 )
 BY_NAME = {f.name: f for f in FIELDS}
 COVERED = {key for f in FIELDS for key in f.sources}

@@ -13,6 +13,7 @@ from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.plan import Plan, PlanBuilder, PlanItem, change_key, step_id
 from rocm_doctor.engine.remedy import step_from_dict
 from rocm_doctor.engine.relations import roots_of
+from rocm_doctor.facts.keys import GPU_INVENTORY, GPU_PCI, TORCH_AVAILABLE, TORCH_INSTALLED
 
 VERDICTS = {
     Status.FAIL: ("broken", "Broken"),
@@ -30,11 +31,11 @@ NO_GPU_HINTS = ("the card is seated", "the driver is loaded", "a container was g
 def no_gpu_seen(facts) -> Optional[str]:
     """What shows that this machine has no GPU for torch: an empty PCI display list, no AMD GPU from any tool and
     torch seeing none. None where that cannot be told (WSL shows no PCI GPUs; a source was not collected)."""
-    if facts.os == "wsl" or facts.get("gpu.pci") != [] or facts.get("gpu.inventory") not in ([], None):
+    if facts.os == "wsl" or facts.get(GPU_PCI) != [] or facts.get(GPU_INVENTORY) not in ([], None):
         return None
-    if facts.get("torch.available") is True:
+    if facts.get(TORCH_AVAILABLE) is True:
         return None
-    torch = "torch sees none" if facts.get("torch.installed") else "torch is not installed to look"
+    torch = "torch sees none" if facts.get(TORCH_INSTALLED) else "torch is not installed to look"
     return f"no AMD or NVIDIA GPU on the PCI bus or from any GPU tool, and {torch}"
 
 

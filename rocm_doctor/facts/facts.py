@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterator, Optional
 
-from rocm_doctor.facts.keys import RUN_ENV, PLATFORM_OS
+from rocm_doctor.facts.keys import PLATFORM_OS, PYTHON_TARGET, RUN_ENV
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.facts.tracked_env import ReadTracking
 
@@ -19,7 +19,7 @@ _ABSENT = object()
 
 def target_python(facts: Optional["Facts"], default: Optional[str] = None) -> str:
     """The interpreter whose torch is diagnosed (fact python.target); else `default`, else this interpreter."""
-    target = facts.get("python.target") if facts is not None else None
+    target = facts.get(PYTHON_TARGET) if facts is not None else None
     if isinstance(target, dict) and target.get("python"):
         return str(target["python"])
     return sys.executable if default is None else default

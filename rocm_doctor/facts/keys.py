@@ -1,9 +1,11 @@
-"""The keys that cross from observing to interpreting, in one place: where each probe records what it saw (a
-command's key, a file or folder read, a probe value, a registry key) and which interpreter owns each fact.
+"""The keys that cross from observing to interpreting to judging, in one place: where each probe records what it
+saw (a command's key, a file or folder read, a probe value, a registry key), each fact's name, and which interpreter
+owns each fact.
 
 A probe records under these names and an interpreter reads them back from a live run or a snapshot, so both
-import them from here and neither spells one itself. FACTS names the one interpreter that sets each fact; the
-interpreters run in the order their REQUIRES and this table give (rocm_doctor/interpret/__init__.py).
+import them from here and neither spells one itself; interpreters, checks and reports name facts by the constants
+below the same way. FACTS names the one interpreter that sets each fact; the interpreters run in the order their
+REQUIRES and this table give (rocm_doctor/interpret/__init__.py).
 """
 
 from __future__ import annotations
@@ -85,55 +87,191 @@ HIPINFO_COMMAND_KEY = "hipinfo"
 VSWHERE_KEY = "vswhere"
 VSWHERE_VC_KEY = "vswhere-vctools"
 
-# --- Facts, each with the interpreter that owns it (rocm_doctor/interpret/<owner>.py) ---
-# A key ending in ".*" stands for every key under it. Facts.env reads run.env and Facts.os reads platform.os,
-# so every other interpreter runs after their owners.
-RUN_ENV = "run.env"
-PLATFORM_OS = "platform.os"
+# --- Facts, by the interpreter that owns each (rocm_doctor/interpret/<owner>.py) ---
+# Checks, interpreters and everything else name a fact by these constants, never by its spelling
+# (tests/test_fact_keys.py). A fact read from the probe value of the same name uses that value's constant above:
+# DEVICE_MAP_KEY, LOG_KEY, ONLINE_INDEX_KEY, ROCM_PATHS_KEY.
 
+# run_env: the environment checks judge (Facts.env reads it, so every other interpreter runs after run_env).
+RUN_ENV = "run.env"
+
+# platform_facts: platform.<item> for each item the platform probe describes (probes/_platform.py); Facts.os reads
+# platform.os, so every other interpreter runs after platform_facts.
+PLATFORM_PREFIX = "platform."
+PLATFORM_OS = "platform.os"
+PLATFORM_SYSTEM = "platform.system"
+PLATFORM_RELEASE = "platform.release"
+PLATFORM_VERSION = "platform.version"
+PLATFORM_MACHINE = "platform.machine"
+PLATFORM_DOCTOR_PYTHON = "platform.doctor_python"
+PLATFORM_DOCTOR_EXECUTABLE = "platform.doctor_executable"
+PLATFORM_WINDOWS_BUILD = "platform.windows_build"
+PLATFORM_OS_RELEASE = "platform.os_release"
+GPU_PCI = "gpu.pci"
+
+# amd_derived (and ROCM_PATHS_KEY, LOG_KEY)
+ROCM_LIBRARIES = "rocm.libraries"
+SHELL_RC_LINES = "shell.rc_lines"
+
+# amd_tools
+AMDGPU_ARCH_TARGETS = "amdgpu_arch.targets"
+HIP_CONFIG = "hip.config"
+HIP_VERSION = "hip.version"
+ROCM_AGENT_ENUMERATOR_TARGETS = "rocm_agent_enumerator.targets"
+ROCMINFO_AGENTS = "rocminfo.agents"
+ROCMINFO_STATUS = "rocminfo.status"
+SMI_DEVICES = "smi.devices"
+SMI_PROBLEMS = "smi.problems"
+TOOLS_GARBLED = "tools.garbled"
+
+# container_security (and DEVICE_MAP_KEY)
+LINUX_SECURITY = "linux.security"
+
+# driver_layer
+LINUX_AMDGPU_BLOCKS = "linux.amdgpu_blocks"
+LINUX_AMDGPU_MODINFO = "linux.amdgpu_modinfo"
+LINUX_DKMS_AMDGPU = "linux.dkms_amdgpu"
+LINUX_FIRMWARE = "linux.firmware"
+LINUX_KERNEL_LOG = "linux.kernel_log"
+LINUX_SECURE_BOOT = "linux.secure_boot"
+
+# driver_release
+LINUX_AMDGPU_DRIVER = "linux.amdgpu_driver"
+
+# gpu_inventory, gpu_live, gpu_targets
+GPU_INVENTORY = "gpu.inventory"
+GPU_INVENTORY_DISAGREEMENTS = "gpu.inventory.disagreements"
+GPU_LIVE = "gpu.live"
+GPU_TARGETS = "gpu.targets"
+
+# kernel_events
+LINUX_GPU_EVENTS = "linux.gpu_events"
+LINUX_KERNEL_LOG_ACCESS = "linux.kernel_log_access"
+
+# kfd (linux.device_access and linux.groups are also the probe values they are read from)
+KFD_NODES = "kfd.nodes"
+LINUX_AMDGPU_MODULE = "linux.amdgpu_module"
+LINUX_DEVICE_ACCESS = "linux.device_access"
+LINUX_GROUPS = "linux.groups"
+LINUX_KERNEL_CMDLINE = "linux.kernel_cmdline"
+
+# log_facts, paste_facts, nvidia_driver (and online_facts: ONLINE_INDEX_KEY)
+LOG_MACHINE = "log.machine"
+PASTE_SUMMARY = "paste.summary"
+NVIDIA_DRIVER = "nvidia.driver"
+
+# os_layer (OS_RELEASE above is the files os.release is read from)
+OS_CONTAINER = "os.container"
+OS_GLIBC = "os.glibc"
+OS_KERNEL = "os.kernel"
+OS_RELEASE_FACT = "os.release"
+OS_SHM = "os.shm"
+
+# package_repos, runtime_facts, rocm_packages
+ROCM_REPOS = "rocm.repos"
+PROCESS_LIMITS = "process.limits"
+RUNTIME_STATUS = "runtime.status"
+GPU_FIRMWARE = "gpu.firmware"
+ROCM_OPT_LINK = "rocm.opt_link"
+ROCM_PACKAGES = "rocm.packages"
+
+# stage_results: what the GPU stages measured; STAGE_FACTS below: what a stage's interpret step derives from it.
+BENCH_RESULTS = "bench.results"
+COLLECTIVES_RESULTS = "collectives.results"
+GPU_KERNELS = "gpu.kernels"
+BENCH_FIGURES = "bench.figures"
+
+# torch_facts: the target interpreter and torch.* (but torch.family, torch_family's).
+TORCH_PREFIX = "torch."
+PYTHON_TARGET = "python.target"
+PYTHON_TARGET_VERSION = "python.target.version"
+TORCH_PROBE = "torch.probe"
+TORCH_INSTALLED = "torch.installed"
+TORCH_IMPORT_ERROR = "torch.import_error"
+TORCH_VERSION = "torch.version"
+TORCH_FILE = "torch.file"
+TORCH_HIP = "torch.hip"
+TORCH_CUDA_VERSION = "torch.cuda_version"
+TORCH_FLAVOUR = "torch.flavour"
+TORCH_NUMPY = "torch.numpy"
+TORCH_BYTECODE = "torch.bytecode"
+TORCH_AVAILABLE = "torch.available"
+TORCH_AVAILABLE_ERROR = "torch.available_error"
+TORCH_WARNINGS = "torch.warnings"
+TORCH_THREADS = "torch.threads"
+TORCH_DEVICE_COUNT = "torch.device_count"
+TORCH_ARCH_LIST = "torch.arch_list"
+TORCH_DEVICES = "torch.devices"
+TORCH_LIBRARIES = "torch.libraries"
+TORCH_HOST = "torch.host"
+TORCH_FAMILY = "torch.family"  # torch_family
+
+# windows_dlls, windows_env
+WINDOWS_DLLS = "windows.dlls"
+WINDOWS_ENV_SCOPES = "windows.env.scopes"
+WINDOWS_PATH = "windows.path"
+
+# windows_hip
+WINDOWS_DRIVER = "windows.driver"
+WINDOWS_HIP_HIP_PATH = "windows.hip.hip_path"
+WINDOWS_HIP_INSTALLS = "windows.hip.installs"
+WINDOWS_HIPINFO = "windows.hipinfo"
+WINDOWS_ROCM_SDK = "windows.rocm_sdk"
+
+# windows_layer
+WINDOWS_DRIVER_NEEDS = "windows.driver_needs"
+WINDOWS_DRIVER_RELEASE = "windows.driver_release"
+WINDOWS_OS = "windows.os"
+WINDOWS_VC_RUNTIME = "windows.vc_runtime"
+
+# windows_vs
+WINDOWS_CXX_HEADERS = "windows.cxx_headers"
+WINDOWS_DEVSHELL = "windows.devshell"
+WINDOWS_SDK_UCRT = "windows.sdk.ucrt"
+WINDOWS_VS = "windows.vs"
+
+# Each fact's owner. A key ending in ".*" stands for every key under it.
 FACTS = {
     RUN_ENV: "run_env",
-    "platform.*": "platform_facts", "gpu.pci": "platform_facts",
-    "rocm.libraries": "amd_derived", "rocm.paths": "amd_derived", "shell.rc_lines": "amd_derived",
-    LOG_KEY: "amd_derived",
-    "amdgpu_arch.targets": "amd_tools", "hip.config": "amd_tools", "hip.version": "amd_tools",
-    "rocm_agent_enumerator.targets": "amd_tools", "rocminfo.agents": "amd_tools", "rocminfo.status": "amd_tools",
-    "smi.devices": "amd_tools", "smi.problems": "amd_tools", "tools.garbled": "amd_tools",
-    DEVICE_MAP_KEY: "container_security", "linux.security": "container_security",
-    "linux.amdgpu_blocks": "driver_layer", "linux.amdgpu_modinfo": "driver_layer", "linux.dkms_amdgpu": "driver_layer",
-    "linux.firmware": "driver_layer", "linux.kernel_log": "driver_layer", "linux.secure_boot": "driver_layer",
-    "linux.amdgpu_driver": "driver_release",
-    "gpu.inventory": "gpu_inventory", "gpu.inventory.disagreements": "gpu_inventory",
-    "gpu.live": "gpu_live",
-    "gpu.targets": "gpu_targets",
-    "linux.gpu_events": "kernel_events", "linux.kernel_log_access": "kernel_events",
-    "kfd.nodes": "kfd", "linux.amdgpu_module": "kfd", "linux.device_access": "kfd", "linux.groups": "kfd",
-    "linux.kernel_cmdline": "kfd",
-    "log.machine": "log_facts", "paste.summary": "paste_facts",
-    "nvidia.driver": "nvidia_driver",
-    "online.package_index": "online_facts",
-    "os.container": "os_layer", "os.glibc": "os_layer", "os.kernel": "os_layer", "os.release": "os_layer",
-    "os.shm": "os_layer",
-    "rocm.repos": "package_repos",
-    "process.limits": "runtime_facts", "runtime.status": "runtime_facts",
-    "gpu.firmware": "rocm_packages", "rocm.opt_link": "rocm_packages", "rocm.packages": "rocm_packages",
-    "bench.results": "stage_results", "collectives.results": "stage_results", "gpu.kernels": "stage_results",
-    "python.target": "torch_facts", "python.target.version": "torch_facts", "torch.*": "torch_facts",
-    "torch.family": "torch_family",
-    "windows.dlls": "windows_dlls",
-    "windows.env.scopes": "windows_env", "windows.path": "windows_env",
-    "windows.driver": "windows_hip", "windows.hip.hip_path": "windows_hip", "windows.hip.installs": "windows_hip",
-    "windows.hipinfo": "windows_hip", "windows.rocm_sdk": "windows_hip",
-    "windows.driver_needs": "windows_layer", "windows.driver_release": "windows_layer", "windows.os": "windows_layer",
-    "windows.vc_runtime": "windows_layer",
-    "windows.cxx_headers": "windows_vs", "windows.devshell": "windows_vs", "windows.sdk.ucrt": "windows_vs",
-    "windows.vs": "windows_vs",
+    PLATFORM_PREFIX + "*": "platform_facts", GPU_PCI: "platform_facts",
+    ROCM_LIBRARIES: "amd_derived", ROCM_PATHS_KEY: "amd_derived", SHELL_RC_LINES: "amd_derived", LOG_KEY: "amd_derived",
+    AMDGPU_ARCH_TARGETS: "amd_tools", HIP_CONFIG: "amd_tools", HIP_VERSION: "amd_tools",
+    ROCM_AGENT_ENUMERATOR_TARGETS: "amd_tools", ROCMINFO_AGENTS: "amd_tools", ROCMINFO_STATUS: "amd_tools",
+    SMI_DEVICES: "amd_tools", SMI_PROBLEMS: "amd_tools", TOOLS_GARBLED: "amd_tools",
+    DEVICE_MAP_KEY: "container_security", LINUX_SECURITY: "container_security",
+    LINUX_AMDGPU_BLOCKS: "driver_layer", LINUX_AMDGPU_MODINFO: "driver_layer", LINUX_DKMS_AMDGPU: "driver_layer",
+    LINUX_FIRMWARE: "driver_layer", LINUX_KERNEL_LOG: "driver_layer", LINUX_SECURE_BOOT: "driver_layer",
+    LINUX_AMDGPU_DRIVER: "driver_release",
+    GPU_INVENTORY: "gpu_inventory", GPU_INVENTORY_DISAGREEMENTS: "gpu_inventory",
+    GPU_LIVE: "gpu_live",
+    GPU_TARGETS: "gpu_targets",
+    LINUX_GPU_EVENTS: "kernel_events", LINUX_KERNEL_LOG_ACCESS: "kernel_events",
+    KFD_NODES: "kfd", LINUX_AMDGPU_MODULE: "kfd", LINUX_DEVICE_ACCESS: "kfd", LINUX_GROUPS: "kfd",
+    LINUX_KERNEL_CMDLINE: "kfd",
+    LOG_MACHINE: "log_facts", PASTE_SUMMARY: "paste_facts",
+    NVIDIA_DRIVER: "nvidia_driver",
+    ONLINE_INDEX_KEY: "online_facts",
+    OS_CONTAINER: "os_layer", OS_GLIBC: "os_layer", OS_KERNEL: "os_layer", OS_RELEASE_FACT: "os_layer",
+    OS_SHM: "os_layer",
+    ROCM_REPOS: "package_repos",
+    PROCESS_LIMITS: "runtime_facts", RUNTIME_STATUS: "runtime_facts",
+    GPU_FIRMWARE: "rocm_packages", ROCM_OPT_LINK: "rocm_packages", ROCM_PACKAGES: "rocm_packages",
+    BENCH_RESULTS: "stage_results", COLLECTIVES_RESULTS: "stage_results", GPU_KERNELS: "stage_results",
+    PYTHON_TARGET: "torch_facts", PYTHON_TARGET_VERSION: "torch_facts", TORCH_PREFIX + "*": "torch_facts",
+    TORCH_FAMILY: "torch_family",
+    WINDOWS_DLLS: "windows_dlls",
+    WINDOWS_ENV_SCOPES: "windows_env", WINDOWS_PATH: "windows_env",
+    WINDOWS_DRIVER: "windows_hip", WINDOWS_HIP_HIP_PATH: "windows_hip", WINDOWS_HIP_INSTALLS: "windows_hip",
+    WINDOWS_HIPINFO: "windows_hip", WINDOWS_ROCM_SDK: "windows_hip",
+    WINDOWS_DRIVER_NEEDS: "windows_layer", WINDOWS_DRIVER_RELEASE: "windows_layer", WINDOWS_OS: "windows_layer",
+    WINDOWS_VC_RUNTIME: "windows_layer",
+    WINDOWS_CXX_HEADERS: "windows_vs", WINDOWS_DEVSHELL: "windows_vs", WINDOWS_SDK_UCRT: "windows_vs",
+    WINDOWS_VS: "windows_vs",
 }
 # Facts a GPU stage's interpret step sets, once per run, from the result the stage provides (fact -> stage name).
-STAGE_FACTS = {"bench.figures": "bench"}  # gpu/bench/stage.py: each figure, the card's expected figure, what was seen around it
+STAGE_FACTS = {BENCH_FIGURES: "bench"}  # gpu/bench/stage.py: each figure, the card's expected figure, what was seen around it
 # Facts derived from another: missing whenever it is, so a check that requires both is said to lack only that one.
-DERIVED_FROM = {"gpu.targets": "gpu.inventory", "bench.figures": "bench.results"}
-
+DERIVED_FROM = {GPU_TARGETS: GPU_INVENTORY, BENCH_FIGURES: BENCH_RESULTS}
 
 def owner(key: str) -> Optional[str]:
     """The interpreter that sets `key`: its own entry, else the longest "prefix.*" entry above it."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import LOG_KEY, ROCM_LIBS_KEY, ROCM_PATHS_KEY, SHELL_RC_KEY
+from rocm_doctor.facts.keys import LOG_KEY, ROCM_LIBRARIES, ROCM_LIBS_KEY, ROCM_PATHS_KEY, SHELL_RC_KEY, SHELL_RC_LINES
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.knowledge.store import load
 
@@ -52,9 +52,9 @@ def _libraries(observations: Observations, listed: list) -> list[dict]:
 def interpret(observations: Observations, facts: Facts) -> None:
     probes = observations.probes
     for key, probe, build in (
-        ("rocm.paths", ROCM_PATHS_KEY, lambda v: _paths(v, observations.env)),
-        ("rocm.libraries", ROCM_LIBS_KEY, lambda v: _libraries(observations, v)),
-        ("shell.rc_lines", SHELL_RC_KEY, list),
+        (ROCM_PATHS_KEY, ROCM_PATHS_KEY, lambda v: _paths(v, observations.env)),
+        (ROCM_LIBRARIES, ROCM_LIBS_KEY, lambda v: _libraries(observations, v)),
+        (SHELL_RC_LINES, SHELL_RC_KEY, list),
         (LOG_KEY, LOG_KEY, dict),
     ):
         value = probes.get(probe)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from rocm_doctor.facts.command import CommandResult, signal_name
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import (AMDGPU_ARCH_TARGETS, HIP_CONFIG, HIP_VERSION, ROCMINFO_AGENTS, ROCMINFO_STATUS,
+                                    ROCM_AGENT_ENUMERATOR_TARGETS, SMI_DEVICES, SMI_PROBLEMS, TOOLS_GARBLED)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.agent_enumerator import parse_target_lines
 from rocm_doctor.parsers.amd_smi import parse_amd_smi
@@ -50,7 +52,7 @@ def _output(result: CommandResult) -> str:
 def _rocminfo(observations: Observations, facts: Facts, garbled: list) -> None:
     result = observations.command("rocminfo")
     if result is None:
-        for key in ("rocminfo.status", "rocminfo.agents"):
+        for key in (ROCMINFO_STATUS, ROCMINFO_AGENTS):
             facts.set_missing(key, "rocminfo was not run on this platform")
         return
     parsed = parse_rocminfo(_output(result))
@@ -68,13 +70,13 @@ def _rocminfo(observations: Observations, facts: Facts, garbled: list) -> None:
                                      "hsa_error", "agent_creation_failed", "complete")}
     status.update(state=state, returncode=result.returncode, evidence=[result.describe(), *parsed["evidence"]],
                   environment=result.environment)  # "run.env": it ran in the service's or kernel's environment
-    facts.set("rocminfo.status", status)
+    facts.set(ROCMINFO_STATUS, status)
     if parsed["agents"]:
-        facts.set("rocminfo.agents", parsed["agents"])
+        facts.set(ROCMINFO_AGENTS, parsed["agents"])
     else:
         why = failure(result, "rocminfo") or f"rocminfo listed no agents ({state})"
         detail = next((line for line in parsed["evidence"] if "ROCk module is loaded" not in line), None)
-        facts.set_missing("rocminfo.agents", why + (f": {detail}" if detail and detail not in why else ""))
+        facts.set_missing(ROCMINFO_AGENTS, why + (f": {detail}" if detail and detail not in why else ""))
 
 
 def _hip(observations: Observations, facts: Facts, garbled: list) -> None:
@@ -82,17 +84,17 @@ def _hip(observations: Observations, facts: Facts, garbled: list) -> None:
     config = parse_hipconfig_full(_output(full)) if full is not None else None
     garbled += [dict(g, tool="hipconfig --full") for g in (config or {}).get("garbled") or []]
     if config and (config["version"] or config["platform"] or config["hip_path"]):
-        facts.set("hip.config", config)
+        facts.set(HIP_CONFIG, config)
     else:
-        facts.set_missing("hip.config", failure(full, "hipconfig") or "hipconfig --full printed no HIP configuration")
+        facts.set_missing(HIP_CONFIG, failure(full, "hipconfig") or "hipconfig --full printed no HIP configuration")
     short = observations.command("hipconfig-version")
     version = parse_hip_version(short.stdout) if short is not None and not failure(short, "hipconfig") else None
     if version:
-        facts.set("hip.version", dict(version, source="hipconfig --version"))
+        facts.set(HIP_VERSION, dict(version, source="hipconfig --version"))
     elif config and config["version"]:
-        facts.set("hip.version", dict(config["version"], source="hipconfig --full"))
+        facts.set(HIP_VERSION, dict(config["version"], source="hipconfig --full"))
     else:
-        facts.set_missing("hip.version", failure(short, "hipconfig") or "hipconfig printed no HIP version")
+        facts.set_missing(HIP_VERSION, failure(short, "hipconfig") or "hipconfig printed no HIP version")
 
 
 def _merge_amd_smi(static: list[dict], listed: list[dict]) -> list[dict]:
@@ -123,15 +125,15 @@ def _smi(observations: Observations, facts: Facts, garbled: list) -> None:
         if reason and not parsed[key]["devices"]:
             reasons.append(reason)
     if not parsed:
-        facts.set_missing("smi.devices", "amd-smi and rocm-smi were not run on this platform")
+        facts.set_missing(SMI_DEVICES, "amd-smi and rocm-smi were not run on this platform")
         return
     amd = _merge_amd_smi(*(parsed.get(k, {}).get("devices", []) for k in ("amd-smi-static-json", "amd-smi-list-json")))
     rocm = [dict(d, source="rocm-smi") for d in parsed.get("rocm-smi-json", {}).get("devices", [])]
     if amd or rocm:
-        facts.set("smi.devices", amd or rocm)
+        facts.set(SMI_DEVICES, amd or rocm)
     else:
-        facts.set_missing("smi.devices", "; ".join(dict.fromkeys(reasons)) or "neither amd-smi nor rocm-smi listed a GPU")
-    facts.set("smi.problems", problems)
+        facts.set_missing(SMI_DEVICES, "; ".join(dict.fromkeys(reasons)) or "neither amd-smi nor rocm-smi listed a GPU")
+    facts.set(SMI_PROBLEMS, problems)
 
 
 def _targets(observations: Observations, facts: Facts, key: str, fact: str, garbled: list) -> None:
@@ -150,6 +152,6 @@ def interpret(observations: Observations, facts: Facts) -> None:
     _rocminfo(observations, facts, garbled)
     _hip(observations, facts, garbled)
     _smi(observations, facts, garbled)
-    _targets(observations, facts, "rocm-agent-enumerator", "rocm_agent_enumerator.targets", garbled)
-    _targets(observations, facts, "amdgpu-arch", "amdgpu_arch.targets", garbled)
-    facts.set("tools.garbled", garbled)
+    _targets(observations, facts, "rocm-agent-enumerator", ROCM_AGENT_ENUMERATOR_TARGETS, garbled)
+    _targets(observations, facts, "amdgpu-arch", AMDGPU_ARCH_TARGETS, garbled)
+    facts.set(TOOLS_GARBLED, garbled)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.security_attrs import parse_enforce, parse_label, parse_status_security
-from rocm_doctor.facts.keys import APPARMOR_LABEL, DEVICE_MAP_KEY, PROC_STATUS, SECURITY_LABEL, SELINUX_ENFORCE
+from rocm_doctor.facts.keys import (APPARMOR_LABEL, DEVICE_MAP_KEY, LINUX_SECURITY, PROC_STATUS, SECURITY_LABEL,
+                                    SELINUX_ENFORCE)
 
 NOT_READ = "the process's security attributes were not read"
 
@@ -44,16 +45,16 @@ def security(observations: Observations) -> dict | None:
 
 def interpret(observations: Observations, facts: Facts) -> None:
     if facts.os != "linux":
-        for key in ("linux.security", "linux.device_map"):
+        for key in (LINUX_SECURITY, DEVICE_MAP_KEY):
             facts.set_missing(key, f"not collected on {facts.os}")
         return
     found = security(observations)
     if found is None:
-        facts.set_missing("linux.security", NOT_READ)
+        facts.set_missing(LINUX_SECURITY, NOT_READ)
     else:
-        facts.set("linux.security", found)
+        facts.set(LINUX_SECURITY, found)
     mapped = observations.probes.get(DEVICE_MAP_KEY)
     if isinstance(mapped, dict):
-        facts.set("linux.device_map", mapped)
+        facts.set(DEVICE_MAP_KEY, mapped)
     else:
-        facts.set_missing("linux.device_map", "mapping /dev/kfd was not tried")
+        facts.set_missing(DEVICE_MAP_KEY, "mapping /dev/kfd was not tried")

@@ -11,7 +11,8 @@ from rocm_doctor.parsers.kernel_log import parse_kernel_log
 from rocm_doctor.parsers.modinfo import parse_modinfo
 from rocm_doctor.parsers.modprobe_conf import blocks, cmdline_blocks, parse_modprobe_conf
 from rocm_doctor.parsers.mokutil import parse_sb_state
-from rocm_doctor.facts.keys import FIRMWARE_DIRS, MODPROBE_DIRS
+from rocm_doctor.facts.keys import (FIRMWARE_DIRS, LINUX_AMDGPU_BLOCKS, LINUX_AMDGPU_MODINFO, LINUX_DKMS_AMDGPU,
+                                    LINUX_FIRMWARE, LINUX_KERNEL_LOG, LINUX_SECURE_BOOT, MODPROBE_DIRS)
 
 CMDLINE = "/proc/cmdline"
 
@@ -80,8 +81,8 @@ def _kernel_log(observations: Observations):
     return (parse_kernel_log(text), "") if text is not None else (None, why)
 
 
-FACTS = (("linux.secure_boot", _secure_boot), ("linux.dkms_amdgpu", _dkms), ("linux.amdgpu_modinfo", _modinfo),
-         ("linux.amdgpu_blocks", _blocks), ("linux.firmware", _firmware), ("linux.kernel_log", _kernel_log))
+FACTS = ((LINUX_SECURE_BOOT, _secure_boot), (LINUX_DKMS_AMDGPU, _dkms), (LINUX_AMDGPU_MODINFO, _modinfo),
+         (LINUX_AMDGPU_BLOCKS, _blocks), (LINUX_FIRMWARE, _firmware), (LINUX_KERNEL_LOG, _kernel_log))
 
 
 def interpret(observations: Observations, facts: Facts) -> None:

@@ -5,26 +5,28 @@ from the amdgpu-dkms package, its exact release) or the distribution kernel's ow
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import (LINUX_AMDGPU_DRIVER, LINUX_AMDGPU_MODINFO, LINUX_AMDGPU_MODULE, LINUX_DKMS_AMDGPU,
+                                    OS_KERNEL, ROCM_PACKAGES)
 from rocm_doctor.facts.observations import Observations
 
-REQUIRES = ("linux.amdgpu_module", "linux.amdgpu_modinfo", "linux.dkms_amdgpu", "rocm.packages", "os.kernel")
+REQUIRES = (LINUX_AMDGPU_MODULE, LINUX_AMDGPU_MODINFO, LINUX_DKMS_AMDGPU, ROCM_PACKAGES, OS_KERNEL)
 DRIVER_PACKAGES = ("amdgpu-dkms", "rock-dkms")
 
 
 def _package(facts: Facts) -> dict | None:
-    rows = (facts.get("rocm.packages") or {}).get("rows") or []
+    rows = (facts.get(ROCM_PACKAGES) or {}).get("rows") or []
     return next((r for r in rows if r["name"] in DRIVER_PACKAGES and r["status"] != "rc"), None)
 
 
 def _module_version(facts: Facts, kernel: str | None) -> tuple[str | None, str]:
     """The DKMS module version and where it was read: the loaded module, the file modprobe picks, dkms status."""
-    module = facts.get("linux.amdgpu_module") or {}
+    module = facts.get(LINUX_AMDGPU_MODULE) or {}
     if module.get("loaded") and module.get("version"):
         return module["version"], "/sys/module/amdgpu/version"
-    modinfo = facts.get("linux.amdgpu_modinfo") or {}
+    modinfo = facts.get(LINUX_AMDGPU_MODINFO) or {}
     if modinfo.get("origin") == "dkms" and modinfo.get("version"):
         return modinfo["version"], f"modinfo amdgpu ({modinfo.get('filename')})"
-    for row in facts.get("linux.dkms_amdgpu") or []:
+    for row in facts.get(LINUX_DKMS_AMDGPU) or []:
         if row["state"] == "installed" and row.get("kernel") == kernel:
             return row["version"].split("-", 1)[0], f"dkms status: amdgpu/{row['version']}, {row['kernel']}"
     return None, ""
@@ -34,11 +36,11 @@ def _kind(facts: Facts, version: str | None, kernel: str | None) -> str | None:
     """dkms, inbox, or None when nothing says which."""
     if version:
         return "dkms"
-    modinfo = facts.get("linux.amdgpu_modinfo") or {}
+    modinfo = facts.get(LINUX_AMDGPU_MODINFO) or {}
     if modinfo.get("origin") in ("dkms", "inbox"):
         return modinfo["origin"]
-    module = facts.get("linux.amdgpu_module") or {}
-    dkms = facts.get("linux.dkms_amdgpu")
+    module = facts.get(LINUX_AMDGPU_MODULE) or {}
+    dkms = facts.get(LINUX_DKMS_AMDGPU)
     if module.get("loaded") and dkms is not None and not any(
             r["state"] == "installed" and r.get("kernel") == kernel for r in dkms):
         return "inbox"  # loaded, no version file (the kernel's own amdgpu has none), no DKMS build for this kernel
@@ -47,18 +49,18 @@ def _kind(facts: Facts, version: str | None, kernel: str | None) -> str | None:
 
 def interpret(observations: Observations, facts: Facts) -> None:
     if facts.os != "linux":
-        facts.set_missing("linux.amdgpu_driver", f"not collected on {facts.os}")
+        facts.set_missing(LINUX_AMDGPU_DRIVER, f"not collected on {facts.os}")
         return
-    inputs = ("linux.amdgpu_module", "linux.amdgpu_modinfo", "linux.dkms_amdgpu", "rocm.packages")
+    inputs = (LINUX_AMDGPU_MODULE, LINUX_AMDGPU_MODINFO, LINUX_DKMS_AMDGPU, ROCM_PACKAGES)
     if all(facts.get(key) is None for key in inputs):
-        facts.set_missing("linux.amdgpu_driver", "neither the loaded module, modinfo, dkms status nor the package "
+        facts.set_missing(LINUX_AMDGPU_DRIVER, "neither the loaded module, modinfo, dkms status nor the package "
                                                  "list was read")
         return
-    kernel = (facts.get("os.kernel") or {}).get("release")
+    kernel = (facts.get(OS_KERNEL) or {}).get("release")
     version, where = _module_version(facts, kernel)
     package = _package(facts)
-    module = facts.get("linux.amdgpu_module") or {}
-    facts.set("linux.amdgpu_driver", {
+    module = facts.get(LINUX_AMDGPU_MODULE) or {}
+    facts.set(LINUX_AMDGPU_DRIVER, {
         "kind": _kind(facts, version, kernel), "module_version": version, "module_source": where,
         "package": package["name"] if package else None, "package_version": package["version"] if package else None,
         "package_release": package["release"] if package else None, "package_status": package["status"] if package

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from rocm_doctor.facts import words
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import (GPU_INVENTORY, GPU_INVENTORY_DISAGREEMENTS, GPU_PCI, KFD_NODES, ROCMINFO_AGENTS,
+                                    SMI_DEVICES, TORCH_DEVICES)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.gpu_targets import HARDWARE_SOURCES, override_for
 from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers.rocminfo import gpu_agents
 
-REQUIRES = ("gpu.pci", "kfd.nodes", "rocminfo.agents", "smi.devices", "torch.devices")
-SOURCE_FACTS = {"kfd": "kfd.nodes", "rocminfo": "rocminfo.agents", "smi": "smi.devices", "torch": "torch.devices",
-                "pci": "gpu.pci"}
+REQUIRES = (GPU_PCI, KFD_NODES, ROCMINFO_AGENTS, SMI_DEVICES, TORCH_DEVICES)
+SOURCE_FACTS = {"kfd": KFD_NODES, "rocminfo": ROCMINFO_AGENTS, "smi": SMI_DEVICES, "torch": TORCH_DEVICES,
+                "pci": GPU_PCI}
 GFX_PRIORITY = ("kfd", "amd-smi", "rocm-smi", "rocminfo", "torch")
 NAME_PRIORITY = ("rocminfo", "amd-smi", "rocm-smi", "torch")
 
@@ -40,22 +42,22 @@ def _entries(facts: Facts) -> list[tuple[str, list[dict]]]:
     kfd = [
         {"node": n.get("node"), "bus": _bus(n.get("bdf")), "device_id": n.get("device_id"), "gfx": n.get("gfx"),
          "bdf": n.get("bdf")}
-        for n in facts.get("kfd.nodes") or [] if n.get("kind") == "gpu"
+        for n in facts.get(KFD_NODES) or [] if n.get("kind") == "gpu"
     ]
     rocminfo = [
         {"node": a.get("node"), "bus": _bus(a.get("pci_bus")), "device_id": a.get("chip_id"), "gfx": a.get("gfx"),
          "target_id": a.get("target_id"), "name": a.get("marketing_name"), "uuid": _real_uuid(a.get("uuid")),
          "igpu": a.get("is_apu")}
-        for a in gpu_agents(facts.get("rocminfo.agents") or [])
+        for a in gpu_agents(facts.get(ROCMINFO_AGENTS) or [])
     ]
     smi_source = "smi"
     smi = []
-    for d in facts.get("smi.devices") or []:
+    for d in facts.get(SMI_DEVICES) or []:
         smi_source = d.get("source", "smi")
         smi.append({"node": d.get("node_id", d.get("node")), "bus": _bus(d.get("bdf")), "device_id": d.get("device_id"),
                     "gfx": d.get("gfx"), "name": d.get("name"), "uuid": d.get("uuid"), "bdf": d.get("bdf")})
     torch = []
-    for d in facts.get("torch.devices") or []:
+    for d in facts.get(TORCH_DEVICES) or []:
         arch = d.get("gcnArchName")
         if not gfxlib.base_gfx(arch):
             continue  # not a ROCm device
@@ -64,7 +66,7 @@ def _entries(facts: Facts) -> list[tuple[str, list[dict]]]:
                       "gfx": gfxlib.base_gfx(arch), "target_id": gfxlib.target_id(arch), "name": d.get("name"),
                       "igpu": None if d.get("is_integrated") is None else bool(d.get("is_integrated"))})
     pci = [{"bus": _bus(d.get("slot")), "device_id": d.get("device_id"), "gfx": None, "bdf": d.get("slot")}
-           for d in facts.get("gpu.pci") or [] if d.get("vendor") == "amd"]
+           for d in facts.get(GPU_PCI) or [] if d.get("vendor") == "amd"]
     return [("kfd", kfd), ("rocminfo", rocminfo), (smi_source, smi), ("torch", torch), ("pci", pci)]
 
 
@@ -179,15 +181,15 @@ def interpret(observations: Observations, facts: Facts) -> None:
     present = [key for key in SOURCE_FACTS.values() if facts.has(key)]
     if not present:
         reasons = "; ".join(f"{words.about(key)}: {facts.why_missing(key)}" for key in SOURCE_FACTS.values())
-        facts.set_missing("gpu.inventory", f"no GPU source was available ({reasons})")
-        facts.set_missing("gpu.inventory.disagreements", "no GPU source was available")
+        facts.set_missing(GPU_INVENTORY, f"no GPU source was available ({reasons})")
+        facts.set_missing(GPU_INVENTORY_DISAGREEMENTS, "no GPU source was available")
         return
     sources = _entries(facts)
     inventory = [_finish(i, r) for i, r in enumerate(_merge(sources))]
     counts = {
         source: len(entries)
         for source, entries in sources
-        if facts.has(SOURCE_FACTS.get(source, "smi.devices")) and not (source == "pci" and facts.os == "wsl")
+        if facts.has(SOURCE_FACTS.get(source, SMI_DEVICES)) and not (source == "pci" and facts.os == "wsl")
     }  # WSL shows no PCI display devices: the GPU is behind /dev/dxg
-    facts.set("gpu.inventory", inventory)
-    facts.set("gpu.inventory.disagreements", disagreements(inventory, facts.env, counts))
+    facts.set(GPU_INVENTORY, inventory)
+    facts.set(GPU_INVENTORY_DISAGREEMENTS, disagreements(inventory, facts.env, counts))

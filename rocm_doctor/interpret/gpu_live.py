@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from rocm_doctor.facts.command import CommandResult
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import GPU_INVENTORY, GPU_LIVE
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_metric, parse_process
 from rocm_doctor.parsers.live_files import parse_proc_status, parse_uevent, sysfs_int, sysfs_value
 from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
 
-REQUIRES = ("gpu.inventory",)  # AMD GPUs take their uuid and name from the inventory
+REQUIRES = (GPU_INVENTORY,)  # AMD GPUs take their uuid and name from the inventory
 MIB = 2**20
 DRM = "/sys/class/drm"
 
@@ -125,7 +126,7 @@ def _amd(observations: Observations, facts: Facts, sources: dict) -> tuple[list[
     metric = parse_metric(metric_result.stdout) if metric_result else []
     rocm = parse_rocm_smi_live(rocm_result.stdout) if rocm_result else {"cards": [], "processes": []}
     cards = _sysfs_cards(observations)
-    inventory = {g.get("index"): g for g in facts.get("gpu.inventory") or [] if isinstance(g, dict)}
+    inventory = {g.get("index"): g for g in facts.get(GPU_INVENTORY) or [] if isinstance(g, dict)}
     count = max(len(metric), len(rocm["cards"]), len(cards), len(inventory))
     gpus = [_amd_gpu(i, inventory.get(i, {})) for i in range(count)]
     for m in metric:
@@ -204,7 +205,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
         reasons = [v for k, v in sources.items() if v != "ok" and k != "amd-smi process"]
         if reasons and all("not recorded" in r for r in reasons):
             reasons = ["this snapshot holds no live GPU state (nvidia-smi, amd-smi, rocm-smi)"]
-        facts.set_missing("gpu.live", "; ".join(reasons) or "no tool reported the live state of a GPU")
+        facts.set_missing(GPU_LIVE, "; ".join(reasons) or "no tool reported the live state of a GPU")
         return
     own = observations.probes.get("gpu.live.self") or {}
     self_pid = own.get("pid")
@@ -215,4 +216,4 @@ def interpret(observations: Observations, facts: Facts) -> None:
         status = statuses.get(process["pid"]) or {}
         processes.append(dict(process, name=process["name"] or status.get("name"),
                               own=_own(process["pid"], self_pid, statuses, started)))
-    facts.set("gpu.live", {"gpus": gpus, "processes": processes, "self_pid": self_pid, "sources": sources})
+    facts.set(GPU_LIVE, {"gpus": gpus, "processes": processes, "self_pid": self_pid, "sources": sources})

@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Optional
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import GPU_INVENTORY, GPU_TARGETS
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.knowledge import catalog, overrides
 from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers import hsa_override
 
-REQUIRES = ("gpu.inventory",)
+REQUIRES = (GPU_INVENTORY,)
 OVERRIDE = hsa_override.VARIABLE
 HARDWARE_SOURCES = ("kfd", "amd-smi", "rocm-smi")
 
@@ -52,9 +53,9 @@ def integrated(gpu: dict) -> bool:
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
-    inventory = facts.get("gpu.inventory")
+    inventory = facts.get(GPU_INVENTORY)
     if not isinstance(inventory, list):
-        facts.set_missing("gpu.targets", "no AMD GPU inventory")
+        facts.set_missing(GPU_TARGETS, "no AMD GPU inventory")
         return
     env = facts.env
     targets = []
@@ -66,4 +67,4 @@ def interpret(observations: Observations, facts: Facts) -> None:
             "real_gfx": gfx, "override": {"variable": found[0], "value": found[1]} if found else None,
             "effective_gfx": effective_gfx(gpu, env, gfx), "recommended_override": overrides.recommended(gfx) if gfx else None,
         })
-    facts.set("gpu.targets", targets)
+    facts.set(GPU_TARGETS, targets)

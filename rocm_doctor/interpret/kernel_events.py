@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rocm_doctor.facts.command import signal_name
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import LINUX_GPU_EVENTS, LINUX_KERNEL_LOG_ACCESS
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.gpu_events import hint_groups, messages, parse_gpu_events, plain, refusals
 from rocm_doctor.parsers.untrusted_text import shown
@@ -107,17 +108,17 @@ def _access(observations: Observations) -> dict | None:
 
 def interpret(observations: Observations, facts: Facts) -> None:
     if facts.os != "linux":
-        for key in ("linux.kernel_log_access", "linux.gpu_events"):
+        for key in (LINUX_KERNEL_LOG_ACCESS, LINUX_GPU_EVENTS):
             facts.set_missing(key, f"not collected on {facts.os}")
         return
     access = _access(observations)
     if access is None:
-        facts.set_missing("linux.kernel_log_access", "the kernel log was not read (a snapshot without it)")
-        facts.set_missing("linux.gpu_events", "the kernel log was not read (a snapshot without it)")
+        facts.set_missing(LINUX_KERNEL_LOG_ACCESS, "the kernel log was not read (a snapshot without it)")
+        facts.set_missing(LINUX_GPU_EVENTS, "the kernel log was not read (a snapshot without it)")
         return
-    facts.set("linux.kernel_log_access", access)
+    facts.set(LINUX_KERNEL_LOG_ACCESS, access)
     read, key, levels = _source(observations)
     if read is None:
-        facts.set_missing("linux.gpu_events", "this boot's kernel log could not be read: " + "; ".join(access["tried"]))
+        facts.set_missing(LINUX_GPU_EVENTS, "this boot's kernel log could not be read: " + "; ".join(access["tried"]))
         return
-    facts.set("linux.gpu_events", dict(parse_gpu_events(read.stdout), source=key, levels=levels))
+    facts.set(LINUX_GPU_EVENTS, dict(parse_gpu_events(read.stdout), source=key, levels=levels))

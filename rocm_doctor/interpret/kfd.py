@@ -6,7 +6,8 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.kfd_sysfs import describe_node
-from rocm_doctor.facts.keys import DEVICE_GROUPS, KFD_NODES_DIR as NODES_DIR
+from rocm_doctor.facts.keys import (DEVICE_GROUPS, KFD_NODES, KFD_NODES_DIR as NODES_DIR, LINUX_AMDGPU_MODULE,
+                                    LINUX_DEVICE_ACCESS, LINUX_GROUPS, LINUX_KERNEL_CMDLINE)
 
 AMDGPU_DIR = "/sys/module/amdgpu"
 CMDLINE = "/proc/cmdline"
@@ -78,23 +79,23 @@ def _module(observations: Observations) -> dict | None:
 def interpret(observations: Observations, facts: Facts) -> None:
     nodes, why = kfd_nodes(observations)
     if nodes is None:
-        facts.set_missing("kfd.nodes", why)
+        facts.set_missing(KFD_NODES, why)
     else:
-        facts.set("kfd.nodes", nodes)
+        facts.set(KFD_NODES, nodes)
 
     not_here = f"not collected on {facts.os}"
-    access = observations.probes.get("linux.device_access")
-    groups = observations.probes.get("linux.groups")
+    access = observations.probes.get(LINUX_DEVICE_ACCESS)
+    groups = observations.probes.get(LINUX_GROUPS)
     module = _module(observations)
     cmdline = _content(observations, CMDLINE)
     cmdline_record = observations.file(CMDLINE)
     for key, value in (
-        ("linux.device_access", access if isinstance(access, dict) else None),
-        ("linux.groups", groups_fact(groups) if isinstance(groups, dict) else None),
-        ("linux.amdgpu_module", module),
-        ("linux.kernel_cmdline", parse_cmdline(cmdline) if cmdline is not None else None),
+        (LINUX_DEVICE_ACCESS, access if isinstance(access, dict) else None),
+        (LINUX_GROUPS, groups_fact(groups) if isinstance(groups, dict) else None),
+        (LINUX_AMDGPU_MODULE, module),
+        (LINUX_KERNEL_CMDLINE, parse_cmdline(cmdline) if cmdline is not None else None),
     ):
-        if value is None and key == "linux.kernel_cmdline" and cmdline_record is not None:
+        if value is None and key == LINUX_KERNEL_CMDLINE and cmdline_record is not None:
             facts.set_missing(key, f"{CMDLINE}: {cmdline_record.error}")
         elif value is None:
             facts.set_missing(key, not_here)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import GPU_LIVE
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import gpu_live
 
@@ -20,8 +21,8 @@ def read(sample: dict) -> tuple[dict | None, str]:
         return None, f"the sample is malformed: {exc}"
     facts = Facts(observations)
     gpu_live.interpret(observations, facts)
-    state = facts.get("gpu.live")
+    state = facts.get(GPU_LIVE)
     if state:
         return state, ""
-    why = [part for part in facts.why_missing("gpu.live").split("; ") if "not recorded" not in part]
+    why = [part for part in facts.why_missing(GPU_LIVE).split("; ") if "not recorded" not in part]
     return None, "; ".join(why) or "no tool reported the live state of a GPU"

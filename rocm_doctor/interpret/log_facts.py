@@ -6,7 +6,7 @@ its target from the GPU catalog. Runs after amd_derived (user.log)."""
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import LOG_KEY
+from rocm_doctor.facts.keys import LOG_KEY, LOG_MACHINE
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.knowledge import catalog
 from rocm_doctor.parsers.log_machine import parse_log
@@ -17,11 +17,11 @@ REQUIRES = (LOG_KEY,)
 def interpret(observations: Observations, facts: Facts) -> None:
     log = facts.get(LOG_KEY)
     if not isinstance(log, dict) or not log.get("text"):
-        facts.set_missing("log.machine", "no log was given (check --log FILE)")
+        facts.set_missing(LOG_MACHINE, "no log was given (check --log FILE)")
         return
     machine = dict(parse_log(str(log["text"])), path=log.get("path"))
     _targets_by_name(machine)
-    facts.set("log.machine", machine)
+    facts.set(LOG_MACHINE, machine)
 
 
 def _targets_by_name(machine: dict) -> None:

@@ -7,19 +7,20 @@ record. Runs after the torch facts and the given log (user.log)."""
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import LOG_KEY
+from rocm_doctor.facts.keys import (LOG_KEY, NVIDIA_DRIVER, TORCH_AVAILABLE_ERROR, TORCH_FLAVOUR, TORCH_INSTALLED,
+                                    TORCH_LIBRARIES, TORCH_PROBE, TORCH_WARNINGS)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.cuda_driver import libcuda_version, read_text
 
-REQUIRES = (LOG_KEY, "torch.available_error", "torch.flavour", "torch.installed", "torch.libraries",
-            "torch.probe", "torch.warnings")
+REQUIRES = (LOG_KEY, TORCH_AVAILABLE_ERROR, TORCH_FLAVOUR, TORCH_INSTALLED, TORCH_LIBRARIES,
+            TORCH_PROBE, TORCH_WARNINGS)
 
 
 def _said(facts: Facts) -> list[tuple[str, str]]:
     """(where, text) of what torch printed, then of the given log."""
-    sources = [("torch's warning", "\n".join(facts.get("torch.warnings") or [])),
-               ("torch.cuda.is_available()", facts.get("torch.available_error") or ""),
-               ("the torch probe's stderr", (facts.get("torch.probe") or {}).get("stderr_tail") or "")]
+    sources = [("torch's warning", "\n".join(facts.get(TORCH_WARNINGS) or [])),
+               ("torch.cuda.is_available()", facts.get(TORCH_AVAILABLE_ERROR) or ""),
+               ("the torch probe's stderr", (facts.get(TORCH_PROBE) or {}).get("stderr_tail") or "")]
     log = facts.get(LOG_KEY)
     if isinstance(log, dict) and log.get("text"):
         sources.append((f"the log {log.get('path')}", str(log["text"])))
@@ -27,13 +28,13 @@ def _said(facts: Facts) -> list[tuple[str, str]]:
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
-    if not facts.has("torch.flavour"):
-        why = facts.why_missing("torch.installed") if not facts.has("torch.installed") else "torch could not be imported"
-        facts.set_missing("nvidia.driver", why)
+    if not facts.has(TORCH_FLAVOUR):
+        why = facts.why_missing(TORCH_INSTALLED) if not facts.has(TORCH_INSTALLED) else "torch could not be imported"
+        facts.set_missing(NVIDIA_DRIVER, why)
         return
     driver = {"version": None, "version_from": None, "cuda": None, "cuda_from": None, "too_old": None,
               "insufficient": None, "lines": []}
-    loaded = libcuda_version(facts.get("torch.libraries"))
+    loaded = libcuda_version(facts.get(TORCH_LIBRARIES))
     if loaded:
         driver["version"], driver["version_from"] = loaded[0], f"the driver library torch loaded: {loaded[1]}"
     for where, text in _said(facts):
@@ -48,4 +49,4 @@ def interpret(observations: Observations, facts: Facts) -> None:
                 driver[said] = where
         driver["lines"] += [f"{where}: {line}" for line in (reading["too_old"], reading["insufficient"],
                                                               reading["smi"]) if line and f"{where}: {line}" not in driver["lines"]]
-    facts.set("nvidia.driver", driver)
+    facts.set(NVIDIA_DRIVER, driver)

@@ -9,7 +9,7 @@ from rocm_doctor.parsers.cgroup import parse_cgroup
 from rocm_doctor.parsers.kernel_release import parse_kernel_release
 from rocm_doctor.parsers.ldd import parse_ldd_version
 from rocm_doctor.parsers.os_release import describe, parse_os_release
-from rocm_doctor.facts.keys import OS_RELEASE, SHM_KEY
+from rocm_doctor.facts.keys import OS_CONTAINER, OS_GLIBC, OS_KERNEL, OS_RELEASE, OS_RELEASE_FACT, OS_SHM, SHM_KEY
 
 _ENV_MARKS = (("APPTAINER_CONTAINER", "apptainer"), ("SINGULARITY_CONTAINER", "singularity"),
               ("KUBERNETES_SERVICE_HOST", "kubernetes"))
@@ -58,38 +58,38 @@ def container(observations: Observations) -> dict | None:
 
 def interpret(observations: Observations, facts: Facts) -> None:
     if facts.os not in ("linux", "wsl"):
-        for key in ("os.release", "os.kernel", "os.glibc", "os.container", "os.shm"):
+        for key in (OS_RELEASE_FACT, OS_KERNEL, OS_GLIBC, OS_CONTAINER, OS_SHM):
             facts.set_missing(key, f"not collected on {facts.os}")
         return
     release, why = _release(observations)
     if release is None:
-        facts.set_missing("os.release", why)
+        facts.set_missing(OS_RELEASE_FACT, why)
     else:
-        facts.set("os.release", release)
+        facts.set(OS_RELEASE_FACT, release)
 
     kernel = parse_kernel_release(str(observations.platform.get("release") or ""))
     if kernel is None:
-        facts.set_missing("os.kernel", "the kernel release was not recorded")
+        facts.set_missing(OS_KERNEL, "the kernel release was not recorded")
     else:
-        facts.set("os.kernel", kernel)
+        facts.set(OS_KERNEL, kernel)
 
     ldd = observations.command("ldd-version")
     libc = parse_ldd_version((ldd.stdout or "") + "\n" + (ldd.stderr or "")) if ldd is not None else None
     if libc is None:
-        facts.set_missing("os.glibc", ldd.describe() if ldd is not None else "ldd --version was not run")
+        facts.set_missing(OS_GLIBC, ldd.describe() if ldd is not None else "ldd --version was not run")
     else:
-        facts.set("os.glibc", libc)
+        facts.set(OS_GLIBC, libc)
 
     found = container(observations)
     if found is None:
-        facts.set_missing("os.container", "the container marks were not looked at")
+        facts.set_missing(OS_CONTAINER, "the container marks were not looked at")
     else:
-        facts.set("os.container", found)
+        facts.set(OS_CONTAINER, found)
 
     shm = observations.probes.get(SHM_KEY)
     if not isinstance(shm, dict):
-        facts.set_missing("os.shm", "the size of /dev/shm was not measured")
+        facts.set_missing(OS_SHM, "the size of /dev/shm was not measured")
     elif shm.get("total_bytes") is None:
-        facts.set_missing("os.shm", f"/dev/shm: {shm.get('error') or 'no size'}")
+        facts.set_missing(OS_SHM, f"/dev/shm: {shm.get('error') or 'no size'}")
     else:
-        facts.set("os.shm", {"total_bytes": int(shm["total_bytes"])})
+        facts.set(OS_SHM, {"total_bytes": int(shm["total_bytes"])})

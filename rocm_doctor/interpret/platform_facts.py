@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import GPU_PCI, PLATFORM_OS, PLATFORM_PREFIX
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.lspci import parse_lspci
 from rocm_doctor.parsers.wmi_video import parse_video_controllers
@@ -17,15 +18,15 @@ def vendor_name(vendor_id: str | None) -> str:
 def interpret(observations: Observations, facts: Facts) -> None:
     platform = observations.platform
     for key, value in platform.items():
-        facts.set(f"platform.{key}", value)
+        facts.set(PLATFORM_PREFIX + key, value)
     if "os" not in platform:
-        facts.set("platform.os", "linux")
+        facts.set(PLATFORM_OS, "linux")
 
     gpus = _pci_gpus(observations)
     if gpus is None:
-        facts.set_missing("gpu.pci", "no PCI source was readable (sysfs, lspci or WMI)")
+        facts.set_missing(GPU_PCI, "no PCI source was readable (sysfs, lspci or WMI)")
     else:
-        facts.set("gpu.pci", gpus)
+        facts.set(GPU_PCI, gpus)
 
 
 def _pci_gpus(observations: Observations) -> list[dict] | None:

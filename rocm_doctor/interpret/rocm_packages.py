@@ -11,7 +11,8 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.ls_long import missing_paths, parse_ls_long
 from rocm_doctor.parsers.packages import amd_release, parse_dpkg, parse_rpm, versioned_release
 from rocm_doctor.parsers.smi_firmware import parse_amd_smi_firmware, parse_showfwinfo
-from rocm_doctor.facts.keys import AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, LINK_PATHS
+from rocm_doctor.facts.keys import (AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, GPU_FIRMWARE, LINK_PATHS, ROCM_OPT_LINK,
+                                    ROCM_PACKAGES)
 
 FIRMWARE_PACKAGES = ("linux-firmware", "firmware-amd-graphics", "amd-gpu-firmware", "kernel-firmware-amdgpu")
 _ROCM_NAME = re.compile(r"^(?:lib)?(?:rocm|hip|roc(?:blas|solver|fft|rand|sparse|prim|thrust|alution|wmma|minfo|"
@@ -86,7 +87,7 @@ def _firmware(observations: Observations):
     return None, "; ".join(why)
 
 
-FACTS = (("rocm.packages", _packages), ("rocm.opt_link", _opt_link), ("gpu.firmware", _firmware))
+FACTS = ((ROCM_PACKAGES, _packages), (ROCM_OPT_LINK, _opt_link), (GPU_FIRMWARE, _firmware))
 
 
 def interpret(observations: Observations, facts: Facts) -> None:

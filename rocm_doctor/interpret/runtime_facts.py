@@ -6,7 +6,8 @@ from __future__ import annotations
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.facts.keys import OWN_LIMITS_KEY, REQUEST_KEY, RUNTIME_PROBE_KEY, SYSTEMD_SHOW_KEY
+from rocm_doctor.facts.keys import (OWN_LIMITS_KEY, PROCESS_LIMITS, REQUEST_KEY, RUNTIME_PROBE_KEY, RUNTIME_STATUS,
+                                    SYSTEMD_SHOW_KEY)
 from rocm_doctor.parsers.systemd_unit import show_properties
 from rocm_doctor.parsers.unit_limits import unit_limits
 
@@ -61,26 +62,26 @@ def interpret(observations: Observations, facts: Facts) -> None:
     result = observations.command(RUNTIME_PROBE_KEY)
     own = observations.probes.get(OWN_LIMITS_KEY)
     if result is None and not isinstance(own, dict):
-        for key in ("runtime.status", "process.limits"):
+        for key in (RUNTIME_STATUS, PROCESS_LIMITS):
             facts.set_missing(key, "the runtime probe did not run (an older snapshot, or a platform without it)")
         return
     records = [r for r in parse_json_lines(result.stdout, marker="step") if isinstance(r, dict)] if result else []
     limits = next((r for r in records if r.get("step") == "limits"), None)
     if result is None:
-        facts.set_missing("runtime.status", "the runtime probe did not run")
+        facts.set_missing(RUNTIME_STATUS, "the runtime probe did not run")
     else:
         state, detail = classify(result, finished=any(r.get("step") == "done" for r in records))
-        facts.set("runtime.status", {"state": state, "detail": detail, "apis": _apis(records),
+        facts.set(RUNTIME_STATUS, {"state": state, "detail": detail, "apis": _apis(records),
                                      "errors": [r for r in records if r.get("step") == "error"]})
     if limits is not None:
         record, read_in = limits, "the target interpreter"
     elif isinstance(own, dict):  # the target's processes inherit the doctor's limits
         record, read_in = own, "rocm-doctor's own process (the runtime child did not report them)"
     else:
-        facts.set_missing("process.limits", "the runtime probe ended before it read the limits")
+        facts.set_missing(PROCESS_LIMITS, "the runtime probe ended before it read the limits")
         return
     record, read_in = _under_unit(observations, record, read_in)
-    facts.set("process.limits", _limits(record, read_in))
+    facts.set(PROCESS_LIMITS, _limits(record, read_in))
 
 
 def _under_unit(observations: Observations, record: dict, read_in: str) -> tuple[dict, str]:

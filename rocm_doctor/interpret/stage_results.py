@@ -8,13 +8,14 @@ is missing with the reason, so the checks that need it skip saying how to run th
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import BENCH_RESULTS, COLLECTIVES_RESULTS, GPU_KERNELS
 from rocm_doctor.facts.observations import Observations
 
-KERNELS = ("kernels", "gpu.kernels",
+KERNELS = ("kernels", GPU_KERNELS,
            "the GPU kernels did not run (--no-gpu, no GPU visible to torch, or a snapshot without them)")
-BENCH = ("bench", "bench.results",
+BENCH = ("bench", BENCH_RESULTS,
          "the benchmark did not run (rocm-doctor bench or rocm-doctor check --bench runs it)")
-COLLECTIVES = ("collectives", "collectives.results",
+COLLECTIVES = ("collectives", COLLECTIVES_RESULTS,
                "the collectives did not run (rocm-doctor check --collectives or rocm-doctor bench --collectives runs them)")
 
 

@@ -8,7 +8,11 @@ from typing import Any
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.engine.runner import CommandResult
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import GCC_KEY, TORCH_PROBE_KEY as COMMAND_KEY
+from rocm_doctor.facts.keys import (GCC_KEY, PYTHON_TARGET, PYTHON_TARGET_VERSION, TORCH_ARCH_LIST, TORCH_AVAILABLE,
+                                    TORCH_AVAILABLE_ERROR, TORCH_BYTECODE, TORCH_CUDA_VERSION, TORCH_DEVICES,
+                                    TORCH_DEVICE_COUNT, TORCH_FILE, TORCH_FLAVOUR, TORCH_HIP, TORCH_HOST,
+                                    TORCH_IMPORT_ERROR, TORCH_INSTALLED, TORCH_LIBRARIES, TORCH_NUMPY, TORCH_PROBE,
+                                    TORCH_PROBE_KEY as COMMAND_KEY, TORCH_THREADS, TORCH_VERSION, TORCH_WARNINGS)
 from rocm_doctor.facts.observations import Observations
 
 STAGE_MEANING = {
@@ -51,15 +55,15 @@ def probe_outcome(result: CommandResult, stages: list[dict]) -> dict[str, Any]:
 def interpret(observations: Observations, facts: Facts) -> None:
     target = observations.target
     if target:
-        facts.set("python.target", target)
+        facts.set(PYTHON_TARGET, target)
     result = observations.command(COMMAND_KEY)
     if result is None:
-        for key in ("torch.probe", "torch.installed"):
+        for key in (TORCH_PROBE, TORCH_INSTALLED):
             facts.set_missing(key, "the torch probe did not run")
         return
     stages = parse_json_lines(result.stdout)
     outcome = probe_outcome(result, stages)
-    facts.set("torch.probe", outcome)
+    facts.set(TORCH_PROBE, outcome)
     by_stage: dict[str, dict] = {}
     devices = []
     for stage in stages:
@@ -71,60 +75,60 @@ def interpret(observations: Observations, facts: Facts) -> None:
 
     start = by_stage.get("start")
     if start:
-        facts.set("python.target.version", start.get("python"))
+        facts.set(PYTHON_TARGET_VERSION, start.get("python"))
     _host(observations, facts, start or {}, by_stage.get("build") or {})
 
     imported = by_stage.get("import")
     if imported is None:
-        facts.set_missing("torch.installed", why)
-        facts.set_missing("torch.available", why)
+        facts.set_missing(TORCH_INSTALLED, why)
+        facts.set_missing(TORCH_AVAILABLE, why)
         return
     if not imported.get("ok"):
-        facts.set("torch.installed", False if imported.get("missing") else True)
-        facts.set("torch.import_error", imported.get("error"))
-        facts.set_missing("torch.available", "torch could not be imported")
+        facts.set(TORCH_INSTALLED, False if imported.get("missing") else True)
+        facts.set(TORCH_IMPORT_ERROR, imported.get("error"))
+        facts.set_missing(TORCH_AVAILABLE, "torch could not be imported")
         return
-    facts.set("torch.installed", True)
-    facts.set("torch.version", imported.get("version"))
-    facts.set("torch.file", imported.get("file"))
-    facts.set("torch.hip", imported.get("hip"))
-    facts.set("torch.cuda_version", imported.get("cuda"))
-    facts.set("torch.flavour", flavour(imported.get("version"), imported.get("hip"), imported.get("cuda")))
+    facts.set(TORCH_INSTALLED, True)
+    facts.set(TORCH_VERSION, imported.get("version"))
+    facts.set(TORCH_FILE, imported.get("file"))
+    facts.set(TORCH_HIP, imported.get("hip"))
+    facts.set(TORCH_CUDA_VERSION, imported.get("cuda"))
+    facts.set(TORCH_FLAVOUR, flavour(imported.get("version"), imported.get("hip"), imported.get("cuda")))
     if isinstance(imported.get("numpy"), dict):
-        facts.set("torch.numpy", imported["numpy"])
+        facts.set(TORCH_NUMPY, imported["numpy"])
     else:
-        facts.set_missing("torch.numpy", "this torch probe did not report numpy")
+        facts.set_missing(TORCH_NUMPY, "this torch probe did not report numpy")
     if isinstance(imported.get("bytecode"), dict):
-        facts.set("torch.bytecode", dict(imported["bytecode"], import_s=imported.get("seconds")))
+        facts.set(TORCH_BYTECODE, dict(imported["bytecode"], import_s=imported.get("seconds")))
     else:
-        facts.set_missing("torch.bytecode", "this torch probe did not report torch's compiled bytecode")
+        facts.set_missing(TORCH_BYTECODE, "this torch probe did not report torch's compiled bytecode")
 
     available = by_stage.get("available")
     if available is None:
-        facts.set_missing("torch.available", why)
+        facts.set_missing(TORCH_AVAILABLE, why)
     else:
-        facts.set("torch.available", bool(available.get("available")))
-        facts.set("torch.available_error", available.get("error"))
-        facts.set("torch.warnings", available.get("warnings") or [])
+        facts.set(TORCH_AVAILABLE, bool(available.get("available")))
+        facts.set(TORCH_AVAILABLE_ERROR, available.get("error"))
+        facts.set(TORCH_WARNINGS, available.get("warnings") or [])
         if isinstance(available.get("threads"), int):
-            facts.set("torch.threads", available["threads"])
+            facts.set(TORCH_THREADS, available["threads"])
     count = by_stage.get("count")
     if count is not None and count.get("device_count") is not None:
-        facts.set("torch.device_count", count["device_count"])
+        facts.set(TORCH_DEVICE_COUNT, count["device_count"])
     arch = by_stage.get("arch_list")
     if arch is not None and arch.get("arch_list") is not None:
-        facts.set("torch.arch_list", arch["arch_list"])
-    elif facts.get("torch.flavour") == "cpu":
-        facts.set_missing("torch.arch_list", "torch is a CPU build: it has no GPU targets")
+        facts.set(TORCH_ARCH_LIST, arch["arch_list"])
+    elif facts.get(TORCH_FLAVOUR) == "cpu":
+        facts.set_missing(TORCH_ARCH_LIST, "torch is a CPU build: it has no GPU targets")
     elif arch is not None:
-        facts.set_missing("torch.arch_list", f"torch.cuda.get_arch_list() failed: {arch.get('error') or 'no answer'}")
+        facts.set_missing(TORCH_ARCH_LIST, f"torch.cuda.get_arch_list() failed: {arch.get('error') or 'no answer'}")
     else:  # the probe asks only when torch.cuda.is_available() is True
-        facts.set_missing("torch.arch_list", "torch sees no GPU, so its compiled GPU targets were not asked for")
+        facts.set_missing(TORCH_ARCH_LIST, "torch sees no GPU, so its compiled GPU targets were not asked for")
     if devices:
-        facts.set("torch.devices", devices)
+        facts.set(TORCH_DEVICES, devices)
     libraries = by_stage.get("libraries")
     if libraries is not None and "paths" in libraries:
-        facts.set("torch.libraries", libraries["paths"])
+        facts.set(TORCH_LIBRARIES, libraries["paths"])
 
 
 def _host(observations: Observations, facts: Facts, start: dict, build: dict) -> None:
@@ -132,7 +136,7 @@ def _host(observations: Observations, facts: Facts, start: dict, build: dict) ->
     (torch.compile on the CPU and C++ extensions build with it) and the compiler torch itself was built with."""
     gcc = observations.command(GCC_KEY)
     built_with = re.search(r"^\s*- (GCC|clang|MSVC) ([\w.]+)", str(build.get("config") or ""), re.M)
-    facts.set("torch.host", {
+    facts.set(TORCH_HOST, {
         "cpu": start.get("cpu"), "cpus": start.get("cpus"), "cpu_capability": build.get("cpu_capability"),
         "gcc": _first_line(gcc.stdout) if gcc is not None and gcc.ok else None,
         "gcc_error": ("not recorded (a run from before rocm-doctor asked for it)" if gcc is None else None if gcc.ok

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from rocm_doctor.engine.child import classify, parse_json_lines
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import LOG_KEY
+from rocm_doctor.facts.keys import LOG_KEY, TORCH_FAMILY, TORCH_VERSION
 from rocm_doctor.facts.keys import TORCH_FAMILY_KEY as COMMAND_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.package_list import parse_packages
 
-REQUIRES = (LOG_KEY, "torch.version")
-KEY = "torch.family"
+REQUIRES = (LOG_KEY, TORCH_VERSION)
+KEY = TORCH_FAMILY
 
 
 def from_child(stages: list[dict], state: str, detail: str) -> dict:
@@ -55,8 +55,8 @@ def interpret(observations: Observations, facts: Facts) -> None:
         return
     log = facts.get(LOG_KEY)
     packages = parse_packages(str(log["text"])) if isinstance(log, dict) and log.get("text") else {}
-    if packages and "torch" not in packages and facts.get("torch.version"):  # the log's companions, this torch
-        packages = {"torch": {"version": facts.get("torch.version"), "requires": [], "line": None}, **packages}
+    if packages and "torch" not in packages and facts.get(TORCH_VERSION):  # the log's companions, this torch
+        packages = {"torch": {"version": facts.get(TORCH_VERSION), "requires": [], "line": None}, **packages}
     if packages:
         facts.set(KEY, {"source": "log", "where": log.get("path"), "packages": packages, "shadowed": [],
                         "imports": {}})

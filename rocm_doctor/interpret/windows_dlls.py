@@ -4,6 +4,7 @@ folders, the copies torch ships (torch\\lib, rocm-sdk bin folders) and same-name
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.facts.keys import TORCH_FILE, TORCH_LIBRARIES, WINDOWS_DLLS, WINDOWS_PATH, WINDOWS_ROCM_SDK
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers import windows_paths as paths
@@ -11,15 +12,15 @@ from rocm_doctor.windows import dlls
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import matches
 
-REQUIRES = ("torch.file", "torch.libraries", "windows.path", "windows.rocm_sdk")
+REQUIRES = (TORCH_FILE, TORCH_LIBRARIES, WINDOWS_PATH, WINDOWS_ROCM_SDK)
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
-    if not_windows(observations, facts, ("windows.dlls",)):
+    if not_windows(observations, facts, (WINDOWS_DLLS,)):
         return
     seen = Seen(observations)
-    sdk = facts.get("windows.rocm_sdk") or {}
-    torch_file = facts.get("torch.file")
+    sdk = facts.get(WINDOWS_ROCM_SDK) or {}
+    torch_file = facts.get(TORCH_FILE)
     if not torch_file and sdk.get("torch_dir"):
         torch_file = paths.join(sdk["torch_dir"], "__init__.py")
     own = dlls.own_dirs(torch_file, sdk.get("sdk_dirs") or [])
@@ -32,7 +33,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
             if matches(name):
                 own_copies.setdefault(name.lower(), []).append(paths.join(folder, name))
 
-    path_fact = facts.get("windows.path") or {}
+    path_fact = facts.get(WINDOWS_PATH) or {}
     process_entries = ((path_fact.get("scopes") or {}).get("process") or {}).get("entries") or []
     on_path = []
     for position, folder in enumerate(process_entries):
@@ -42,9 +43,9 @@ def interpret(observations: Observations, facts: Facts) -> None:
                 on_path.append({"folder": folder, "name": name, "position": position,
                                 "own": any(paths.same(folder, d) for d in own)})
     sys32_scan = seen.scan(sys32) or {}
-    libraries = facts.get("torch.libraries")
+    libraries = facts.get(TORCH_LIBRARIES)
     facts.set(
-        "windows.dlls",
+        WINDOWS_DLLS,
         {
             "own_dirs": own,
             "own_copies": own_copies,
@@ -53,6 +54,6 @@ def interpret(observations: Observations, facts: Facts) -> None:
             "system32_scanned": bool(sys32_scan),
             "on_path": on_path,
             "loaded": dlls.loaded(libraries, own, sys32) if libraries is not None else None,
-            "loaded_why_missing": None if libraries is not None else facts.why_missing("torch.libraries"),
+            "loaded_why_missing": None if libraries is not None else facts.why_missing(TORCH_LIBRARIES),
         },
     )

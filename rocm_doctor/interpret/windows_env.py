@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import MACHINE_ENV_KEY, USER_ENV_KEY
+from rocm_doctor.facts.keys import MACHINE_ENV_KEY, USER_ENV_KEY, WINDOWS_ENV_SCOPES, WINDOWS_PATH
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.knowledge.windows_scopes import scope_table
 from rocm_doctor.windows.observed import Seen
 
-KEYS = ("windows.env.scopes", "windows.path")
+KEYS = (WINDOWS_ENV_SCOPES, WINDOWS_PATH)
 
 
 def is_windows(observations: Observations) -> bool:
@@ -32,14 +32,14 @@ def interpret(observations: Observations, facts: Facts) -> None:
     machine_raw = seen.reg_values(*MACHINE_ENV_KEY)
     user_raw = seen.reg_values(*USER_ENV_KEY)
     if machine_raw is None and user_raw is None:
-        facts.set_missing("windows.env.scopes", "the registry environment was not read (windows_env probe did not run)")
+        facts.set_missing(WINDOWS_ENV_SCOPES, "the registry environment was not read (windows_env probe did not run)")
     machine_plain = {k: str((v or {}).get("value", "")) for k, v in (machine_raw or {}).items()}
     user_plain = {k: str((v or {}).get("value", "")) for k, v in (user_raw or {}).items()}
     machine = scope_table(machine_raw, process, machine_plain)
     user = scope_table(user_raw, process, machine_plain, user_plain)
     if machine is not None or user is not None:
         facts.set(
-            "windows.env.scopes",
+            WINDOWS_ENV_SCOPES,
             {
                 "process": {k.upper(): v for k, v in process.items()},
                 "user": user,
@@ -48,7 +48,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
                 "machine_error": (seen.reg_key(*MACHINE_ENV_KEY) or {}).get("error"),
             },
         )
-    facts.set("windows.path", path_fact(seen, process, user, machine))
+    facts.set(WINDOWS_PATH, path_fact(seen, process, user, machine))
 
 
 def path_fact(seen: Seen, process: dict, user, machine) -> dict:

@@ -7,8 +7,9 @@ import re
 
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.facts.keys import (AMD_CN_KEY, DISPLAY_CLASS_KEY, HIPINFO_COMMAND_KEY, MACHINE_ENV_KEY, SDK_COMMAND_KEY,
-                                    USER_ENV_KEY)
+from rocm_doctor.facts.keys import (AMD_CN_KEY, DISPLAY_CLASS_KEY, HIPINFO_COMMAND_KEY, MACHINE_ENV_KEY,
+                                    SDK_COMMAND_KEY, USER_ENV_KEY, WINDOWS_DRIVER, WINDOWS_HIPINFO,
+                                    WINDOWS_HIP_HIP_PATH, WINDOWS_HIP_INSTALLS, WINDOWS_ROCM_SDK)
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.hipinfo import parse_hipinfo
 from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
@@ -17,7 +18,7 @@ from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import is_hip_runtime, runtime_major
 
-KEYS = ("windows.hip.installs", "windows.hip.hip_path", "windows.hipinfo", "windows.driver", "windows.rocm_sdk")
+KEYS = (WINDOWS_HIP_INSTALLS, WINDOWS_HIP_HIP_PATH, WINDOWS_HIPINFO, WINDOWS_DRIVER, WINDOWS_ROCM_SDK)
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
 
@@ -26,32 +27,32 @@ def interpret(observations: Observations, facts: Facts) -> None:
         return
     seen = Seen(observations)
     env = observations.env
-    facts.set("windows.hip.hip_path", hip_path_fact(seen, env))
-    facts.set("windows.hip.installs", installs(seen, env))
+    facts.set(WINDOWS_HIP_HIP_PATH, hip_path_fact(seen, env))
+    facts.set(WINDOWS_HIP_INSTALLS, installs(seen, env))
 
     result = observations.command(HIPINFO_COMMAND_KEY)
     if result is None:
-        facts.set_missing("windows.hipinfo", "hipInfo.exe was not found (no HIP SDK bin folder or rocm-sdk package has it)")
+        facts.set_missing(WINDOWS_HIPINFO, "hipInfo.exe was not found (no HIP SDK bin folder or rocm-sdk package has it)")
     else:
         parsed = parse_hipinfo((result.stdout or "") + "\n" + (result.stderr or ""))
         for device in parsed["devices"]:
             device.pop("fields", None)
         parsed.update(exe=result.argv[0] if result.argv else None, returncode=result.returncode,
                       error=result.error, timed_out=result.timed_out, describe=result.describe())
-        facts.set("windows.hipinfo", parsed)
+        facts.set(WINDOWS_HIPINFO, parsed)
 
-    facts.set("windows.driver", driver_fact(seen, observations))
+    facts.set(WINDOWS_DRIVER, driver_fact(seen, observations))
 
     sdk = observations.command(SDK_COMMAND_KEY)
     info = parse_rocm_sdk(sdk.stdout) if sdk is not None else {}
     if sdk is None:
-        facts.set_missing("windows.rocm_sdk", "the rocm-sdk package probe did not run")
+        facts.set_missing(WINDOWS_ROCM_SDK, "the rocm-sdk package probe did not run")
     elif not info:
-        facts.set_missing("windows.rocm_sdk", f"the rocm-sdk package probe gave no answer: {sdk.describe()}")
+        facts.set_missing(WINDOWS_ROCM_SDK, f"the rocm-sdk package probe gave no answer: {sdk.describe()}")
     else:
         packages = info.get("packages") or {}
         info["therock"] = any(name.startswith("rocm-sdk") or name == "rocm" for name in packages)
-        facts.set("windows.rocm_sdk", info)
+        facts.set(WINDOWS_ROCM_SDK, info)
 
 
 def hip_path_fact(seen: Seen, env) -> dict:

@@ -10,16 +10,18 @@ from rocm_doctor.engine.child import parse_json_lines
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret.torch_facts import COMMAND_KEY as TORCH_PROBE
-from rocm_doctor.facts.keys import CURRENT_VERSION_KEY, DIR_SCAN_PREFIX
+from rocm_doctor.facts.keys import (CURRENT_VERSION_KEY, DIR_SCAN_PREFIX, TORCH_FLAVOUR, TORCH_HIP, TORCH_VERSION,
+                                    WINDOWS_DLLS, WINDOWS_DRIVER, WINDOWS_DRIVER_NEEDS, WINDOWS_DRIVER_RELEASE,
+                                    WINDOWS_HIP_INSTALLS, WINDOWS_OS, WINDOWS_ROCM_SDK, WINDOWS_VC_RUNTIME)
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.knowledge import windows_layer as table
 from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import is_hip_runtime
 
-REQUIRES = ("torch.flavour", "torch.hip", "torch.version", "windows.dlls", "windows.driver", "windows.hip.installs",
-            "windows.rocm_sdk")
-KEYS = ("windows.os", "windows.vc_runtime", "windows.driver_release", "windows.driver_needs")
+REQUIRES = (TORCH_FLAVOUR, TORCH_HIP, TORCH_VERSION, WINDOWS_DLLS, WINDOWS_DRIVER, WINDOWS_HIP_INSTALLS,
+            WINDOWS_ROCM_SDK)
+KEYS = (WINDOWS_OS, WINDOWS_VC_RUNTIME, WINDOWS_DRIVER_RELEASE, WINDOWS_DRIVER_NEEDS)
 _MSVC = re.compile(r"MSVC (\d{2})(\d{2})\d+")
 _VC_WARNING = "Microsoft Visual C++ Redistributable is not installed"
 
@@ -30,19 +32,19 @@ def interpret(observations: Observations, facts: Facts) -> None:
     seen = Seen(observations)
     os_fact = windows_os(seen, observations.platform)
     if os_fact is None:
-        facts.set_missing("windows.os", "neither the registry nor the platform probe gave the Windows build")
+        facts.set_missing(WINDOWS_OS, "neither the registry nor the platform probe gave the Windows build")
     else:
-        facts.set("windows.os", os_fact)
+        facts.set(WINDOWS_OS, os_fact)
     runtime = vc_runtime(seen, observations)
     if runtime is None:
-        facts.set_missing("windows.vc_runtime", "the Visual C++ runtime was not looked at (windows_runtime probe did not run)")
+        facts.set_missing(WINDOWS_VC_RUNTIME, "the Visual C++ runtime was not looked at (windows_runtime probe did not run)")
     else:
-        facts.set("windows.vc_runtime", runtime)
-    if facts.has("windows.driver"):
-        facts.set("windows.driver_release", driver_release(facts.get("windows.driver")))
+        facts.set(WINDOWS_VC_RUNTIME, runtime)
+    if facts.has(WINDOWS_DRIVER):
+        facts.set(WINDOWS_DRIVER_RELEASE, driver_release(facts.get(WINDOWS_DRIVER)))
     else:
-        facts.set_missing("windows.driver_release", facts.why_missing("windows.driver"))
-    facts.set("windows.driver_needs", driver_needs(facts))
+        facts.set_missing(WINDOWS_DRIVER_RELEASE, facts.why_missing(WINDOWS_DRIVER))
+    facts.set(WINDOWS_DRIVER_NEEDS, driver_needs(facts))
 
 
 def _int(value):
@@ -174,17 +176,17 @@ def driver_release(driver: dict) -> dict:
 def driver_needs(facts: Facts) -> dict:
     """What the installed stack needs of the driver: the PyTorch-on-Windows release row (or TheRock nightlies,
     which name no minimum) and, per installed HIP SDK, the runtime DLL the driver must put in System32."""
-    sdk = facts.get("windows.rocm_sdk") or {}
+    sdk = facts.get(WINDOWS_ROCM_SDK) or {}
     packages = sdk.get("packages") or {}
     pytorch = None
-    if facts.get("torch.flavour") == "rocm":
-        row, how = table.pytorch_release(packages.get("rocm"), facts.get("torch.version"), facts.get("torch.hip"))
+    if facts.get(TORCH_FLAVOUR) == "rocm":
+        row, how = table.pytorch_release(packages.get("rocm"), facts.get(TORCH_VERSION), facts.get(TORCH_HIP))
         pytorch = {"release": row["release"] if row else None, "matched_by": how, "row": row,
-                   "torch": facts.get("torch.version"), "hip": facts.get("torch.hip"), "rocm": packages.get("rocm")}
-    dlls = facts.get("windows.dlls") or {}
+                   "torch": facts.get(TORCH_VERSION), "hip": facts.get(TORCH_HIP), "rocm": packages.get("rocm")}
+    dlls = facts.get(WINDOWS_DLLS) or {}
     system32_runtimes = sorted(n for n in dlls.get("system32_copies") or [] if is_hip_runtime(n))
     hip_sdks = []
-    for install in facts.get("windows.hip.installs") or []:
+    for install in facts.get(WINDOWS_HIP_INSTALLS) or []:
         if not install.get("exists"):
             continue
         row = table.hip_sdk_row(install.get("version"))

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.facts.keys import VSWHERE_KEY, VSWHERE_VC_KEY
+from rocm_doctor.facts.keys import (VSWHERE_KEY, VSWHERE_VC_KEY, WINDOWS_CXX_HEADERS, WINDOWS_DEVSHELL, WINDOWS_PATH,
+                                    WINDOWS_ROCM_SDK, WINDOWS_SDK_UCRT, WINDOWS_VS)
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.vswhere import has_cpp_tools, parse_vswhere
 from rocm_doctor.parsers import windows_paths as paths
 from rocm_doctor.windows.observed import Seen
 from rocm_doctor.windows.patterns import CXX_HEADERS
 
-REQUIRES = ("windows.path", "windows.rocm_sdk")
-KEYS = ("windows.vs", "windows.sdk.ucrt", "windows.devshell", "windows.cxx_headers")
+REQUIRES = (WINDOWS_PATH, WINDOWS_ROCM_SDK)
+KEYS = (WINDOWS_VS, WINDOWS_SDK_UCRT, WINDOWS_DEVSHELL, WINDOWS_CXX_HEADERS)
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
@@ -23,7 +24,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
     seen = Seen(observations)
     env = observations.env
     vs = vs_fact(seen, observations, env)
-    facts.set("windows.vs", vs)
+    facts.set(WINDOWS_VS, vs)
 
     kits = paths.kits_include(env)
     ucrt = [
@@ -31,13 +32,13 @@ def interpret(observations: Observations, facts: Facts) -> None:
         for v in seen.entries(kits) or []
     ]
     if seen.file(kits) is None:
-        facts.set_missing("windows.sdk.ucrt", "the Windows Kits folder was not looked at")
+        facts.set_missing(WINDOWS_SDK_UCRT, "the Windows Kits folder was not looked at")
     else:
-        facts.set("windows.sdk.ucrt", ucrt)
+        facts.set(WINDOWS_SDK_UCRT, ucrt)
 
     include = paths.split_path_var(paths.ci_get(env, "INCLUDE"))
     with_traits = [d for d in include if seen.exists(paths.join(d, "type_traits"))]
-    cl = [f["path"] for f in (facts.get("windows.path") or {}).get("folders") or [] if "cl.exe" in [m.lower() for m in f.get("matches") or []]]
+    cl = [f["path"] for f in (facts.get(WINDOWS_PATH) or {}).get("folders") or [] if "cl.exe" in [m.lower() for m in f.get("matches") or []]]
     devshell = {
         "include": include,
         "include_with_type_traits": with_traits,
@@ -46,9 +47,9 @@ def interpret(observations: Observations, facts: Facts) -> None:
         "vscmd_ver": paths.ci_get(env, "VSCMD_VER"),
         "active": bool(include) and bool(cl),
     }
-    facts.set("windows.devshell", devshell)
+    facts.set(WINDOWS_DEVSHELL, devshell)
 
-    sdk = facts.get("windows.rocm_sdk") or {}
+    sdk = facts.get(WINDOWS_ROCM_SDK) or {}
     via = [f"INCLUDE: {d}" for d in with_traits]
     for inst in vs["instances"]:
         for toolset in inst["msvc"]:
@@ -57,7 +58,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
     sdk_headers = [h for h in sdk.get("cxx_headers") or [] if paths.basename(h) == "type_traits"]
     via += [f"rocm-sdk: {h}" for h in sdk_headers]
     facts.set(
-        "windows.cxx_headers",
+        WINDOWS_CXX_HEADERS,
         {
             "reachable": bool(via),
             "via": via,

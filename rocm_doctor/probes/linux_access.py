@@ -7,7 +7,7 @@ import errno
 import os
 import stat
 
-from rocm_doctor.facts.keys import DEVICE_GROUPS
+from rocm_doctor.facts.keys import DEVICE_GROUPS, LINUX_DEVICE_ACCESS, LINUX_GROUPS
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
@@ -83,8 +83,8 @@ def groups() -> dict:
 def collect(recorder: Recorder) -> None:
     dri = recorder.list_dir("/dev/dri")
     paths = ["/dev/kfd", "/dev/dxg"] + [f"/dev/dri/{e}" for e in dri.entries or [] if e.startswith("renderD")]
-    recorder.put("linux.device_access", {path: device_access(path) for path in paths})
-    recorder.put("linux.groups", groups())
+    recorder.put(LINUX_DEVICE_ACCESS, {path: device_access(path) for path in paths})
+    recorder.put(LINUX_GROUPS, groups())
     recorder.list_dir("/sys/module/amdgpu")
     for path in FILES:
         recorder.read_file(path)

@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from rocm_doctor.engine.diagnosis import verdict_word
 from rocm_doctor.engine.model import Status
+from rocm_doctor.facts.keys import TORCH_FAMILY
 from rocm_doctor.report import diagnosis_view
 
 GITHUB_LIMIT = 65_536
@@ -75,7 +76,7 @@ class _Renderer:
             lines.append(f"- Environment judged: {_esc(target['environment'])}")
         lines.extend(f"- {_esc(v.get('name'))}: {_esc(v.get('value'))}" for v in b.get("versions") or []
                      if isinstance(v, dict))  # the versions block, as collect_env lists it
-        family = (((b.get("facts") or {}).get("values") or {}).get("torch.family") or {}).get("packages") or {}
+        family = (((b.get("facts") or {}).get("values") or {}).get(TORCH_FAMILY) or {}).get("packages") or {}
         if family:  # the torch family as collect_env lists it
             lines.append("- PyTorch packages: " + ", ".join(
                 f"`{_code(name)}=={_code(package.get('version'))}`" for name, package in family.items()))

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
+from rocm_doctor.facts.keys import WINDOWS_ENV_SCOPES
 from rocm_doctor.parsers import secret_patterns, secret_values, shell_secrets
 from rocm_doctor.report import redact_names
 from rocm_doctor.report import redact_rules as rules
@@ -332,7 +333,7 @@ def _table_kind(keys: tuple[str, ...], value: dict) -> Optional[str]:
     if not keys:
         return None
     if _all_strings(value) and (secret_values.is_environment_key(keys[-1])
-                                or keys[-2:] == ("windows.env.scopes", "process")):
+                                or keys[-2:] == (WINDOWS_ENV_SCOPES, "process")):
         return "env"
     if secret_values.is_variable_table(keys):
         return "variables"

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from rocm_doctor.facts.keys import (GPU_INVENTORY, GPU_PCI, HIP_VERSION, LINUX_AMDGPU_DRIVER, NVIDIA_DRIVER, OS_GLIBC,
+                                    OS_RELEASE_FACT, PLATFORM_MACHINE, PLATFORM_RELEASE, PLATFORM_SYSTEM, PYTHON_TARGET,
+                                    PYTHON_TARGET_VERSION, TORCH_CUDA_VERSION, TORCH_DEVICES, TORCH_FLAVOUR, TORCH_HIP,
+                                    TORCH_HOST, TORCH_IMPORT_ERROR, TORCH_INSTALLED, TORCH_NUMPY, TORCH_VERSION,
+                                    WINDOWS_DRIVER)
+
 NOT_RECORDED = "not recorded (a run from before rocm-doctor recorded it)"
 FLAVOURS = {"rocm": "ROCm build", "cuda": "CUDA build", "cpu": "CPU build"}
 
@@ -33,30 +39,30 @@ def _short(name: str, value: str) -> str:
 
 
 def _torch(values, missing) -> tuple[bool, str]:
-    version = values.get("torch.version")
+    version = values.get(TORCH_VERSION)
     if version:
-        flavour = values.get("torch.flavour")
-        runtime = (f", HIP {values['torch.hip']}" if values.get("torch.hip") else
-                   f", CUDA {values['torch.cuda_version']}" if values.get("torch.cuda_version") else "")
+        flavour = values.get(TORCH_FLAVOUR)
+        runtime = (f", HIP {values[TORCH_HIP]}" if values.get(TORCH_HIP) else
+                   f", CUDA {values[TORCH_CUDA_VERSION]}" if values.get(TORCH_CUDA_VERSION) else "")
         return True, f"torch {version}, {FLAVOURS.get(flavour, str(flavour))}{runtime}"
-    python = (values.get("python.target") or {}).get("python") or "the target interpreter"
-    if values.get("torch.installed") is False:
+    python = (values.get(PYTHON_TARGET) or {}).get("python") or "the target interpreter"
+    if values.get(TORCH_INSTALLED) is False:
         return False, f"not installed in {python}"
-    if values.get("torch.import_error"):
-        return False, f"could not be imported: {values['torch.import_error']}"
-    return False, f"{missing.get('torch.installed') or 'the torch probe did not run'}"
+    if values.get(TORCH_IMPORT_ERROR):
+        return False, f"could not be imported: {values[TORCH_IMPORT_ERROR]}"
+    return False, f"{missing.get(TORCH_INSTALLED) or 'the torch probe did not run'}"
 
 
 def _driver(values) -> tuple[bool, str]:
-    nvidia = values.get("nvidia.driver") or {}
+    nvidia = values.get(NVIDIA_DRIVER) or {}
     if nvidia.get("version"):
         cuda = f", supports CUDA {nvidia['cuda']}" if nvidia.get("cuda") else ""
         return True, f"NVIDIA {nvidia['version']}{cuda}"
-    amd = values.get("linux.amdgpu_driver") or {}
+    amd = values.get(LINUX_AMDGPU_DRIVER) or {}
     if amd.get("loaded"):
         version = amd.get("package_version") or amd.get("module_version")
         return True, f"amdgpu {version}" if version else f"amdgpu, the kernel's own ({amd.get('kernel')})"
-    windows = values.get("windows.driver") or {}
+    windows = values.get(WINDOWS_DRIVER) or {}
     adapters = [a for a in windows.get("adapters") or [] if isinstance(a, dict) and a.get("driver_version")]
     if adapters:
         adrenalin = f" (Adrenalin {windows['adrenalin']})" if windows.get("adrenalin") else ""
@@ -65,37 +71,37 @@ def _driver(values) -> tuple[bool, str]:
 
 
 def _hip(values, missing) -> tuple[bool, str]:
-    hip = values.get("hip.version") or {}
+    hip = values.get(HIP_VERSION) or {}
     if hip.get("text"):
         return True, f"HIP {hip['text']} ({hip.get('source') or 'hipconfig'})"
-    return False, f"{missing.get('hip.version') or 'not asked on this platform'}"
+    return False, f"{missing.get(HIP_VERSION) or 'not asked on this platform'}"
 
 
 def _gpus(values) -> tuple[bool, str]:
     names = [f"{g.get('name') or 'AMD GPU'} ({g['gfx']})" if g.get("gfx") else str(g.get("name") or "AMD GPU")
-             for g in values.get("gpu.inventory") or [] if isinstance(g, dict)]
+             for g in values.get(GPU_INVENTORY) or [] if isinstance(g, dict)]
     if not names:
-        names = [str(d.get("name")) for d in values.get("torch.devices") or [] if isinstance(d, dict) and d.get("name")]
+        names = [str(d.get("name")) for d in values.get(TORCH_DEVICES) or [] if isinstance(d, dict) and d.get("name")]
     if names:
         counts = {name: names.count(name) for name in names}  # in order; the same card twice reads "2 x name"
         return True, ", ".join(f"{n} x {name}" if n > 1 else name for name, n in counts.items())
-    if values.get("gpu.pci") == []:
+    if values.get(GPU_PCI) == []:
         return False, "none: no AMD or NVIDIA GPU on the PCI bus"
     return False, "none seen by the GPU tools or torch"
 
 
 def _cpu(values) -> tuple[bool, str]:
-    host = values.get("torch.host") or {}
+    host = values.get(TORCH_HOST) or {}
     if not host.get("cpu"):
-        return False, NOT_RECORDED if "torch.host" in values else "the torch probe did not run"
+        return False, NOT_RECORDED if TORCH_HOST in values else "the torch probe did not run"
     count = f", {host['cpus']} CPUs" if host.get("cpus") else ""
     uses = f"; torch uses {host['cpu_capability']}" if host.get("cpu_capability") else ""
     return True, f"{host['cpu']}{count}{uses}"
 
 
 def _os(values) -> tuple[bool, str]:
-    release = values.get("os.release") or {}
-    kernel = " ".join(str(values.get(k)) for k in ("platform.system", "platform.release", "platform.machine")
+    release = values.get(OS_RELEASE_FACT) or {}
+    kernel = " ".join(str(values.get(k)) for k in (PLATFORM_SYSTEM, PLATFORM_RELEASE, PLATFORM_MACHINE)
                       if values.get(k))
     name = release.get("pretty_name") or release.get("name")
     if name:
@@ -104,14 +110,14 @@ def _os(values) -> tuple[bool, str]:
 
 
 def _glibc(values, missing) -> tuple[bool, str]:
-    glibc = values.get("os.glibc") or {}
+    glibc = values.get(OS_GLIBC) or {}
     if glibc.get("version"):
         return True, f"{glibc.get('libc') or 'glibc'} {glibc['version']}"
-    return False, f"{missing.get('os.glibc') or 'not asked on this platform'}"
+    return False, f"{missing.get(OS_GLIBC) or 'not asked on this platform'}"
 
 
 def _gcc(values) -> tuple[bool, str]:
-    host = values.get("torch.host") or {}
+    host = values.get(TORCH_HOST) or {}
     built = f" (torch was built with {host['built_with']})" if host.get("built_with") else ""
     if host.get("gcc"):
         return True, f"{host['gcc']}{built}"
@@ -119,9 +125,9 @@ def _gcc(values) -> tuple[bool, str]:
 
 
 def _numpy(values, missing) -> tuple[bool, str]:
-    state = values.get("torch.numpy")
+    state = values.get(TORCH_NUMPY)
     if not isinstance(state, dict):
-        return False, f"{missing.get('torch.numpy') or 'the torch probe did not run'}"
+        return False, f"{missing.get(TORCH_NUMPY) or 'the torch probe did not run'}"
     said = str(state.get("torch_warning") or "").split(" (Triggered internally")[0]
     version = state.get("version")
     if said:
@@ -131,8 +137,8 @@ def _numpy(values, missing) -> tuple[bool, str]:
 
 
 def _python(values) -> tuple[bool, str]:
-    version = values.get("python.target.version")
-    python = (values.get("python.target") or {}).get("python")
+    version = values.get(PYTHON_TARGET_VERSION)
+    python = (values.get(PYTHON_TARGET) or {}).get("python")
     if version:
         return True, f"Python {version}" + (f" at {python}" if python else "")
     return False, f"the torch probe did not start {python or 'the target interpreter'}"

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 
 from rocm_doctor.engine.pipeline import Stage
 from rocm_doctor.facts.facts import target_python
-from rocm_doctor.facts.keys import STAGE_FACTS
+from rocm_doctor.facts.keys import STAGE_FACTS, TORCH_AVAILABLE
 from rocm_doctor.interpret import stage_results
 
 PROBE_KEY, FACT, NOT_RUN = stage_results.BENCH
@@ -44,7 +44,7 @@ class BenchStage(Stage):
                 self.on_record(record)
 
         device = self.device
-        if device == "auto" and facts.get("torch.available") is False:  # measured on the CPU: sized for it
+        if device == "auto" and facts.get(TORCH_AVAILABLE) is False:  # measured on the CPU: sized for it
             device = "cpu"
         plan = plans.build(self.preset, self.sections, device=device)
         return session.run(target_python(facts), plan, device=device, device_index=self.device_index,

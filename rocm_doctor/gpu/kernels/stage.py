@@ -14,13 +14,14 @@ from typing import Any, Mapping, Optional, Sequence
 
 from rocm_doctor.engine.pipeline import Stage
 from rocm_doctor.facts.facts import target_python
+from rocm_doctor.facts.keys import GPU_KERNELS, GPU_TARGETS, TORCH_AVAILABLE, TORCH_DEVICES, TORCH_INSTALLED
 from rocm_doctor.gpu.kernels import ab, liblogs
 from rocm_doctor.gpu.kernels.harness import BackgroundSuite, SuiteOptions, failed, run_suite
 from rocm_doctor.gpu.kernels.signatures import analyse
 from rocm_doctor.interpret import stage_results
 from rocm_doctor.parsers.gfx import base_gfx
 
-FACT_KEY = "gpu.kernels"
+FACT_KEY = GPU_KERNELS
 GPU_NODES = tuple(node for _, node in liblogs.VENDOR_NODES) + ("/dev/dxg",)  # NVIDIA, ROCm, WSL: a GPU driver is there
 
 
@@ -42,14 +43,14 @@ class ConfirmOptions:
 def gpu_gfx(facts, suite: Optional[dict] = None) -> Optional[str]:
     """The first GPU's real gfx target: from the interpreted GPU targets (an override does not change it), else
     from what torch reported (which, under an override, is the override's target)."""
-    for target in (facts.get("gpu.targets") or []) if facts is not None else []:
+    for target in (facts.get(GPU_TARGETS) or []) if facts is not None else []:
         if target.get("real_gfx") and not target.get("integrated"):
             return target["real_gfx"]
     devices = []
     if suite and suite.get("hello"):
         devices = [{"gcnArchName": d.get("arch")} for d in suite["hello"].get("devices") or []]
     if not devices and facts is not None:
-        devices = facts.get("torch.devices") or []
+        devices = facts.get(TORCH_DEVICES) or []
     for device in devices:
         gfx = base_gfx(str(device.get("gcnArchName") or ""))
         if gfx:
@@ -60,7 +61,7 @@ def gpu_gfx(facts, suite: Optional[dict] = None) -> Optional[str]:
 def recommended_for(facts, gfx: Optional[str]) -> Optional[str]:
     """The override recommended for `gfx`: as the interpreted GPU targets computed it, else (a stage-only command
     observes no GPU targets) looked up for the gfx torch reported."""
-    for target in (facts.get("gpu.targets") or []) if facts is not None and gfx else []:
+    for target in (facts.get(GPU_TARGETS) or []) if facts is not None and gfx else []:
         if target.get("real_gfx") == gfx:
             return target.get("recommended_override")
     return ab.recommended_override(gfx)
@@ -178,9 +179,9 @@ class KernelStage(Stage):
             self._early = None
 
     def skip_reason(self, facts) -> Optional[str]:
-        if self.options.device != "cpu" and facts.get("torch.installed") is False:
+        if self.options.device != "cpu" and facts.get(TORCH_INSTALLED) is False:
             return "torch is not installed in the target environment (see torch-not-installed)"
-        if self.options.device != "cpu" and facts.get("torch.available") is not True:
+        if self.options.device != "cpu" and facts.get(TORCH_AVAILABLE) is not True:
             return "torch does not see a GPU (torch.cuda.is_available() is not True)"
         return None
 
