@@ -232,6 +232,7 @@ def torch_wheels(table: dict, texts: dict) -> None:
     option = {"what": f"AMD's ROCm 10.0 PyTorch for Windows (torch {windows} validated)", "source": "RN-10.0"}
     options = [o for o in table["windows"]["options"] if o.get("source") != "RN-10.0"]
     table["windows"]["options"] = options + [option]
+    pytorch_pages.release_matrix_rows(table, texts)
     pytorch_pages.newest_on_pypi(table, texts)
 
 
