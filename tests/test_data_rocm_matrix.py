@@ -49,3 +49,9 @@ def test_a_target_the_matrix_does_not_list_stops_the_rebuild():
     next(row for row in table["releases"] if row["rocm"] == "7.0")["gfx"]["gfx1151"] = "supported"
     with pytest.raises(AssertionError, match="CM-HIST-7.2 lists"):
         rocm_history_pages.support_checks(table, TEXTS)
+
+
+def test_the_6_4_row_names_what_the_6_4_3_column_adds():
+    row = next(row for row in load("os_support.json")["releases"] if row["rocm"] == "6.4")
+    assert row["also"][-1] == "CM-HIST-7.2"
+    assert row["disagreement"].endswith("CM-HIST-7.2 (6.4.3 column) also lists sles 15 SP7")

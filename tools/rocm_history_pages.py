@@ -1,8 +1,8 @@
-"""Checks of the ROCm 7.0-7.2 rows against AMD's compatibility matrix read at ROCm/ROCm commits (saved under
-tests/fixtures/sources/): the past-versions CSV of January 2026, a column per point release 6.0.0-7.2.0, and the
-matrix page as 7.1.0 left it, with its kernel and glibc table. The rows keep their words; a target, distribution or
-glibc version their source page does not give stops the rebuild, and a distribution the later CSV no longer lists
-is kept with its disagreement."""
+"""Checks of the ROCm 6.4 and 7.0-7.2 rows against AMD's compatibility matrix read at ROCm/ROCm commits (saved
+under tests/fixtures/sources/): the past-versions CSV of January 2026, a column per point release 6.0.0-7.2.0, and
+the matrix page as 7.1.0 left it, with its kernel and glibc table. The rows keep their words; a target,
+distribution or glibc version their source page does not give stops the rebuild, and what the later CSV lists
+differently is kept as a disagreement."""
 
 from __future__ import annotations
 
@@ -28,11 +28,11 @@ def _also(row: dict, key: str) -> None:
 
 
 def support_checks(table: dict, texts: dict) -> None:
-    """The targets of 7.0, 7.1 and 7.2 are the CSV's for every point release of each."""
+    """The targets of 6.4 and 7.0-7.2 are the CSV's for every point release of each."""
     table["sources"]["CM-HIST-7.2"] = source_entry(HISTORY, texts[HISTORY], HISTORY_QUOTE)
     history = parse.matrix_csv(texts[HISTORY])
     for row in table["releases"]:
-        if row["rocm"] in ("7.0", "7.1", "7.2"):
+        if row["rocm"] in ("6.4", "7.0", "7.1", "7.2"):
             rocm_pages._check_targets(row, history, "CM-HIST-7.2")
             _also(row, "CM-HIST-7.2")
 
@@ -55,7 +55,8 @@ def _check_page(row: dict, page: dict, kernels: dict) -> None:
 
 def os_checks(table: dict, texts: dict) -> None:
     """7.0 and 7.1 rest on the 7.1.0 page; the CSV gives the point release that added a distribution (7.1.1's
-    RHEL 10.1 and 9.7 among them) and what it no longer lists."""
+    RHEL 10.1 and 9.7 among them) and what it no longer lists; 6.4's row, 6.4.3's page, is compared with the CSV's
+    6.4.3 column."""
     sources = table["sources"]
     sources["CM-7.1"] = source_entry(PAGE_71, texts[PAGE_71], PAGE_71_QUOTE)
     sources["CM-HIST-7.2"] = source_entry(HISTORY, texts[HISTORY], HISTORY_QUOTE)
@@ -83,3 +84,20 @@ def os_checks(table: dict, texts: dict) -> None:
                 entry["source"] = "CM-HIST-7.2"
         assert not later, f"ROCm {row['rocm']}: CM-HIST-7.2 also lists {sorted(later)}"
         _also(row, "CM-HIST-7.2")
+    _last_point(next(row for row in table["releases"] if row["rocm"] == "6.4"), history)
+
+
+def _last_point(row: dict, history: dict) -> None:
+    """A row read from its release's last point-release page is compared with that point's column: what one lists
+    and the other does not joins the row's `disagreement` beside what other matrices said."""
+    last = rocm_pages._points(history, row["rocm"])[-1]
+    theirs = {(d["id"], d["version"]) for d in rocm_pages._matrix_distros({last: history[last]}, row["rocm"], {}, {})}
+    ours = {(d["id"], d["version"]) for d in row["distros"]}
+    key = f"CM-HIST-7.2 ({last} column)"
+    said = [f"{key} does not list {', '.join(' '.join(d) for d in sorted(ours - theirs))}"] if ours - theirs else []
+    said += [f"{key} also lists {', '.join(' '.join(d) for d in sorted(theirs - ours))}"] if theirs - ours else []
+    kept = [part for part in row.get("disagreement", "").split("; ") if part and not part.startswith("CM-HIST-7.2 ")]
+    row.pop("disagreement", None)
+    if kept + said:
+        row["disagreement"] = "; ".join(kept + said)
+    _also(row, "CM-HIST-7.2")
