@@ -107,10 +107,10 @@ def _matrix_quote(text: str, channel: str) -> str:
 
 def release_matrix_rows(table: dict, texts: dict) -> None:
     """Each saved matrix at the commit that made a torch release stable gives that release's row (its indexes and
-    source; the row's date is kept). A release-candidate matrix (the test channel before the release went live)
-    only checks the row it names: a difference is recorded as the row's `disagreement`."""
-    matrices = sorted((_version(found.group(1)), found) for found in map(MATRIX.match, texts) if found)
-    for _, found in matrices:
+    source; the row's release month is kept). A release-candidate matrix (the test channel before the release went
+    live) only checks the row it names: a difference is recorded as the row's `disagreement`."""
+    matrices = sorted((found for found in map(MATRIX.match, texts) if found), key=lambda m: _version(m.group(1)))
+    for found in matrices:
         name = found.group(0)
         release, channel = found.group(1), "test" if found.group(2) else "release"
         key = f"PT-MATRIX-{release}" + ("-RC" if found.group(2) else "")
@@ -119,18 +119,14 @@ def release_matrix_rows(table: dict, texts: dict) -> None:
         assert built["torch"] == release, f"{name}: the {channel} channel carries torch {built['torch']}"
         rows = table["releases"]
         row = next((r for r in rows if r["torch"] == release), None)
+        assert row, f"{name}: no row for torch {release}: add one with its release month"
         if channel == "release":
-            went_live = re.search(r"^commit: \w+ \((\d{4}-\d\d)-\d\d\)$", texts[name], re.M).group(1)
-            fresh = dict(built, source=key, date=row["date"] if row else went_live)
-            if row:
-                rows[rows.index(row)] = fresh
-            else:
-                rows.insert(sum(_version(r["torch"]) < _version(release) for r in rows), fresh)
+            rows[rows.index(row)] = dict(built, source=key, date=row["date"])
             continue
-        assert row, f"{name}: no row for torch {release} to check"
         row["also"] = [key]
         differs = [field for field in ("rocm_indexes", "cuda_indexes", "cuda_experimental")
                    if row.get(field, []) != built.get(field, [])]
+        row.pop("disagreement", None)
         if differs:
             row["disagreement"] = f"{key} (the release candidate's matrix) gives " + "; ".join(
                 f"{field} {', '.join(built.get(field, [])) or 'none'}" for field in differs)
