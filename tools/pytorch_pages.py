@@ -12,6 +12,8 @@ from source_parsers import source_entry
 BUILD_CUDA = "pytorch-build_cuda.sh-arch-lists.sh"
 BUILD_CUDA_QUOTE = '12.8) TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};10.0;12.0" ;;'
 PYPI_TORCH = "pypi-torch-2.15.0.json.txt"
+UNSPLIT = ("the matrix names no stable CUDA before 2.7: which of its CUDA indexes were stable and which experimental "
+           "is PT-REL's")
 MATRIX = re.compile(r"^pytorch-test-infra-build-matrix-(\d+\.\d+)(-candidate)?\.txt$")
 _AARCH64_ONLY = re.compile(r'\$\(\[\[ "\$ARCH" == "aarch64" \]\] && echo "([\d.;]+)" \|\| echo ""\)')
 
@@ -88,14 +90,17 @@ def _version(cuda: str) -> tuple[int, ...]:
 
 def matrix_row(text: str, channel: str) -> dict:
     """One channel of the matrix as a `releases` row's indexes: the torch release it carries, every ROCm index
-    (the matrix's order, newest last), the CUDA indexes up to the channel's stable CUDA and those past it."""
+    (the matrix's order, newest last), the CUDA indexes up to the channel's stable CUDA and those past it; a matrix
+    that names no stable CUDA (before 2.7) gives its CUDA indexes unsplit, as `cuda`."""
     which = {"release": "STABLE", "test": "CANDIDATE"}[channel]
     torch = re.search(rf'^CURRENT_{which}_VERSION = "(\d+\.\d+)\.\d+"$', text, re.M).group(1)
-    stable = _version(_channel_values(text, "STABLE_CUDA_VERSIONS")[channel])
     cuda = _channel_values(text, "CUDA_ARCHES_DICT")[channel]
-    row = {"torch": torch, "rocm_indexes": [f"rocm{v}" for v in _channel_values(text, "ROCM_ARCHES_DICT")[channel]],
-           "cuda_indexes": [f"cu{v.replace('.', '')}" for v in cuda if _version(v) <= stable],
-           "cuda_experimental": [f"cu{v.replace('.', '')}" for v in cuda if _version(v) > stable]}
+    row = {"torch": torch, "rocm_indexes": [f"rocm{v}" for v in _channel_values(text, "ROCM_ARCHES_DICT")[channel]]}
+    if "STABLE_CUDA_VERSIONS = {" not in text:
+        return dict(row, cuda=[f"cu{v.replace('.', '')}" for v in cuda])
+    stable = _version(_channel_values(text, "STABLE_CUDA_VERSIONS")[channel])
+    row.update(cuda_indexes=[f"cu{v.replace('.', '')}" for v in cuda if _version(v) <= stable],
+               cuda_experimental=[f"cu{v.replace('.', '')}" for v in cuda if _version(v) > stable])
     return {key: value for key, value in row.items() if value}
 
 
@@ -120,6 +125,12 @@ def release_matrix_rows(table: dict, texts: dict) -> None:
         rows = table["releases"]
         row = next((r for r in rows if r["torch"] == release), None)
         assert row, f"{name}: no row for torch {release}: add one with its release month"
+        if channel == "release" and "cuda" in built:
+            split = {k: row[k] for k in ("cuda_indexes", "cuda_experimental") if k in row}
+            assert sorted(built.pop("cuda")) == sorted(sum(split.values(), [])), f"{name}: CUDA differs from {row}"
+            rows[rows.index(row)] = dict(built, **split, source=key, also=["PT-REL"], date=row["date"],
+                                         note=UNSPLIT)
+            continue
         if channel == "release":
             rows[rows.index(row)] = dict(built, source=key, date=row["date"])
             continue
