@@ -1,6 +1,7 @@
 """Builders for the rows PyTorch's own build scripts give, read at a commit and saved under tests/fixtures/sources/:
-the compute capabilities each CUDA variant of the Linux wheels is built for (.ci/manywheel/build_cuda.sh); and the
-newest torch on PyPI past the table's rows, from PyPI's JSON metadata."""
+the compute capabilities each CUDA variant of the Linux wheels is built for (.ci/manywheel/build_cuda.sh); the CUDA
+and ROCm indexes of each torch release (pytorch/test-infra's binary build matrix at the commit that made it the
+stable release); and the newest torch on PyPI past the table's rows, from PyPI's JSON metadata."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from source_parsers import source_entry
 BUILD_CUDA = "pytorch-build_cuda.sh-arch-lists.sh"
 BUILD_CUDA_QUOTE = '12.8) TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};10.0;12.0" ;;'
 PYPI_TORCH = "pypi-torch-2.15.0.json.txt"
+UNSPLIT = ("the matrix names no stable CUDA before 2.7: which of its CUDA indexes were stable and which experimental "
+           "is PT-REL's")
+MATRIX = re.compile(r"^pytorch-test-infra-build-matrix-(\d+\.\d+)(-candidate)?\.txt$")
 _AARCH64_ONLY = re.compile(r'\$\(\[\[ "\$ARCH" == "aarch64" \]\] && echo "([\d.;]+)" \|\| echo ""\)')
 
 
@@ -68,3 +72,72 @@ def newest_on_pypi(table: dict, texts: dict) -> None:
                 f"{cuda}. Its download.pytorch.org ROCm and CUDA indexes were not read (the host does not resolve "
                 "from here), so it has no row in `releases`; a torch newer than the newest row is judged from the "
                 "machine (its own arch list and Requires-Dist)"}
+
+
+def _channel_values(text: str, name: str) -> dict[str, object]:
+    """A per-channel dict of the matrix (`NAME = {"nightly": ..., "test": ..., "release": ...}`): channel -> its list
+    of versions, or its one version."""
+    block = re.search(rf"^{name} = {{\n(.*?)^}}", text, re.M | re.S).group(1)
+    values: dict[str, object] = {}
+    for channel, listed, single in re.findall(r'^\s+"(\w+)": (?:\[([^\]]*)\]|"([^"]*)"),?$', block, re.M):
+        values[channel] = re.findall(r'"([^"]+)"', listed) if single == "" else single
+    return values
+
+
+def _version(cuda: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in cuda.split("."))
+
+
+def matrix_row(text: str, channel: str) -> dict:
+    """One channel of the matrix as a `releases` row's indexes: the torch release it carries, every ROCm index
+    (the matrix's order, newest last), the CUDA indexes up to the channel's stable CUDA and those past it; a matrix
+    that names no stable CUDA (before 2.7) gives its CUDA indexes unsplit, as `cuda`."""
+    which = {"release": "STABLE", "test": "CANDIDATE"}[channel]
+    torch = re.search(rf'^CURRENT_{which}_VERSION = "(\d+\.\d+)\.\d+"$', text, re.M).group(1)
+    cuda = _channel_values(text, "CUDA_ARCHES_DICT")[channel]
+    row = {"torch": torch, "rocm_indexes": [f"rocm{v}" for v in _channel_values(text, "ROCM_ARCHES_DICT")[channel]]}
+    if "STABLE_CUDA_VERSIONS = {" not in text:
+        return dict(row, cuda=[f"cu{v.replace('.', '')}" for v in cuda])
+    stable = _version(_channel_values(text, "STABLE_CUDA_VERSIONS")[channel])
+    row.update(cuda_indexes=[f"cu{v.replace('.', '')}" for v in cuda if _version(v) <= stable],
+               cuda_experimental=[f"cu{v.replace('.', '')}" for v in cuda if _version(v) > stable])
+    return {key: value for key, value in row.items() if value}
+
+
+def _matrix_quote(text: str, channel: str) -> str:
+    """The ROCm dict of the matrix up to the channel's line: the words the row's ROCm indexes rest on."""
+    start = text.index("ROCM_ARCHES_DICT = {")
+    return text[start:text.index("\n", text.index(f'    "{channel}": ', start))]
+
+
+def release_matrix_rows(table: dict, texts: dict) -> None:
+    """Each saved matrix at the commit that made a torch release stable gives that release's row (its indexes and
+    source; the row's release month is kept). A release-candidate matrix (the test channel before the release went
+    live) only checks the row it names: a difference is recorded as the row's `disagreement`."""
+    matrices = sorted((found for found in map(MATRIX.match, texts) if found), key=lambda m: _version(m.group(1)))
+    for found in matrices:
+        name = found.group(0)
+        release, channel = found.group(1), "test" if found.group(2) else "release"
+        key = f"PT-MATRIX-{release}" + ("-RC" if found.group(2) else "")
+        table["sources"][key] = source_entry(name, texts[name], _matrix_quote(texts[name], channel))
+        built = matrix_row(texts[name], channel)
+        assert built["torch"] == release, f"{name}: the {channel} channel carries torch {built['torch']}"
+        rows = table["releases"]
+        row = next((r for r in rows if r["torch"] == release), None)
+        assert row, f"{name}: no row for torch {release}: add one with its release month"
+        if channel == "release" and "cuda" in built:
+            split = {k: row[k] for k in ("cuda_indexes", "cuda_experimental") if k in row}
+            assert sorted(built.pop("cuda")) == sorted(sum(split.values(), [])), f"{name}: CUDA differs from {row}"
+            rows[rows.index(row)] = dict(built, **split, source=key, also=["PT-REL"], date=row["date"],
+                                         note=UNSPLIT)
+            continue
+        if channel == "release":
+            rows[rows.index(row)] = dict(built, source=key, date=row["date"])
+            continue
+        row["also"] = [key]
+        differs = [field for field in ("rocm_indexes", "cuda_indexes", "cuda_experimental")
+                   if row.get(field, []) != built.get(field, [])]
+        row.pop("disagreement", None)
+        if differs:
+            row["disagreement"] = f"{key} (the release candidate's matrix) gives " + "; ".join(
+                f"{field} {', '.join(built.get(field, [])) or 'none'}" for field in differs)

@@ -26,6 +26,7 @@ import linux_pages  # noqa: E402
 import llvm_pages  # noqa: E402
 import nvidia_pages  # noqa: E402
 import pytorch_pages  # noqa: E402
+import rocm_history_pages  # noqa: E402
 import therock_pages  # noqa: E402
 import windows_pages  # noqa: E402
 import rocm_pages  # noqa: E402
@@ -146,6 +147,7 @@ def os_support(table: dict, texts: dict) -> None:
     _put_row(table["releases"], "rocm", "10.0", {"rocm": "10.0", "source": "RN-10.0", "distros": distros,
                                                 "note": note})
     rocm_pages.os_rows(table, texts)
+    rocm_history_pages.os_checks(table, texts)
 
 
 # --- gpu_catalog.json --------------------------------------------------------------------------------------------
@@ -201,6 +203,7 @@ def _therock_source(table: dict, texts: dict) -> dict:
 def therock_linux(table: dict, texts: dict) -> None:
     rocm_support(table, texts)
     rocm_pages.support_rows(table, texts)
+    rocm_history_pages.support_checks(table, texts)
     table["therock_status"]["linux"] = _therock_source(table, texts)["linux"]
 
 
@@ -232,6 +235,7 @@ def torch_wheels(table: dict, texts: dict) -> None:
     option = {"what": f"AMD's ROCm 10.0 PyTorch for Windows (torch {windows} validated)", "source": "RN-10.0"}
     options = [o for o in table["windows"]["options"] if o.get("source") != "RN-10.0"]
     table["windows"]["options"] = options + [option]
+    pytorch_pages.release_matrix_rows(table, texts)
     pytorch_pages.newest_on_pypi(table, texts)
 
 

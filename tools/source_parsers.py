@@ -340,8 +340,9 @@ def matrix_csv(text: str) -> dict[str, dict]:
 
 def matrix_kernels(text: str) -> list[dict]:
     """The compatibility matrix page's "Operating systems and kernel versions" table: [{"id", "version",
-    "kernels" or "kernel"}] (the distribution cell names the first version of each group)."""
-    table = next(t for t in rst_csv_tables(text) if t["header"] == ["OS", "Version", "Kernel"])
+    "kernels" or "kernel", "glibc" where the table has that column}] (the distribution cell names the first
+    version of each group)."""
+    table = next(t for t in rst_csv_tables(text) if t["header"][:3] == ["OS", "Version", "Kernel"])
     result, distro = [], None
     for row in table["rows"]:
         if not any(row):
@@ -350,8 +351,8 @@ def matrix_kernels(text: str) -> list[dict]:
             name = re.sub(r"`([^<`]+?)\s*(?:\([^)]*\))?\s*<[^>]*>`_", r"\1", row[0]).strip()
             distro = next(i for n, i in OS_NAME_IDS.items() if name.startswith(n) or
                           (n == "RHEL" and "Red Hat" in name) or (n == "SLES" and "SUSE" in name))
-        kernels = [{"series": s, "kind": k} for s, k in re.findall(r"(\d+\.\d+) (GA|HWE)", row[2])]
-        entry = {"id": distro, "version": row[1]}
+        kernels = [{"series": s, "kind": k} for s, k in re.findall(r"(\d+\.\d+) \[?(GA|HWE)\]?", row[2])]
+        entry = {"id": distro, "version": row[1], **({"glibc": row[3]} if row[3:] and row[3] else {})}
         result.append(dict(entry, kernels=kernels) if kernels else dict(entry, kernel=row[2]))
     return result
 
