@@ -73,7 +73,7 @@ GFX1032_INVENTORY = [{"index": 0, "gfx": "gfx1032", "igpu": False}]
     ("torch-build-mismatch", {"torch.flavour": "cpu", "torch.version": "2.9.1+cpu", "gpu.pci": NVIDIA_GPU},
      "https://download.pytorch.org/whl/cu128", ["torch"]),
     ("torch-not-installed", {"torch.installed": False, "gpu.pci": NVIDIA_GPU},
-     "https://download.pytorch.org/whl/cu132", ["torch"]),
+     "https://download.pytorch.org/whl/cu130", ["torch"]),
     ("torch-build-mismatch", {"torch.flavour": "cpu", "torch.version": "2.5.1+cpu", "gpu.pci": AMD_GPU,
                               "gpu.inventory": GFX1032_INVENTORY},
      "https://repo.amd.com/rocm/whl-multi-arch/", ["torch[device-gfx1032]"]),

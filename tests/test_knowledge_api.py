@@ -141,9 +141,9 @@ def test_existing_wheel_helpers_keep_working():
     assert wheels.cuda_index().startswith("https://download.pytorch.org/whl/cu")
 
 
-@pytest.mark.parametrize("torch_version,index", [
-    ("2.13.0+cpu", "cu130"), ("2.14.1", "cu132"), ("2.9.1+rocm6.4", "cu128"), ("2.11.0", "cu130"),
-    ("2.7.1+cu118", "cu126"), (None, "cu132"), ("3.0.0", "cu132"), ("not a version", "cu132"),
+@pytest.mark.parametrize("torch_version,index", [  # 2.14: stable CUDA 13.0 (PyPI pins 13.0.3), 13.2 experimental
+    ("2.13.0+cpu", "cu130"), ("2.14.1", "cu130"), ("2.9.1+rocm6.4", "cu128"), ("2.11.0", "cu130"),
+    ("2.7.1+cu118", "cu126"), (None, "cu130"), ("3.0.0", "cu130"), ("not a version", "cu130"),
 ])
 def test_cuda_index_has_that_torch_release(torch_version, index):
     assert wheels.cuda_index(torch_version) == "https://download.pytorch.org/whl/" + index

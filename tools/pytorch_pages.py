@@ -15,6 +15,9 @@ PYPI_TORCH = "pypi-torch-2.15.0.json.txt"
 UNSPLIT = ("the matrix names no stable CUDA before 2.7: which of its CUDA indexes were stable and which experimental "
            "is PT-REL's")
 MATRIX = re.compile(r"^pytorch-test-infra-build-matrix-(\d+\.\d+)(-candidate)?\.txt$")
+WHEEL_METADATA = re.compile(r"^pypi-torch-(\d+\.\d+)\.\d+-metadata\.txt$")
+_TOOLKIT_PIN = re.compile(r'^Requires-Dist: cuda-toolkit\[[^\]]*\]==(\d+)\.(\d+)\.\d+; platform_system == "Linux"$',
+                          re.M)
 _AARCH64_ONLY = re.compile(r'\$\(\[\[ "\$ARCH" == "aarch64" \]\] && echo "([\d.;]+)" \|\| echo ""\)')
 
 
@@ -134,6 +137,14 @@ def release_matrix_rows(table: dict, texts: dict) -> None:
         if channel == "release":
             rows[rows.index(row)] = dict(built, source=key, date=row["date"])
             continue
+        released = _released_wheel(texts, release, built)
+        if released:
+            table["sources"][released[0]] = released[1]
+            rows[rows.index(row)] = dict(built, source=key, also=[released[0]], date=row["date"], note=(
+                "the release's own matrix was not read (the matrix's history here ends before the release); this is "
+                f"its release candidate's, and the released Linux wheels on PyPI pin {released[2]}, the candidate's "
+                "stable CUDA"))
+            continue
         row["also"] = [key]
         differs = [field for field in ("rocm_indexes", "cuda_indexes", "cuda_experimental")
                    if row.get(field, []) != built.get(field, [])]
@@ -141,3 +152,16 @@ def release_matrix_rows(table: dict, texts: dict) -> None:
         if differs:
             row["disagreement"] = f"{key} (the release candidate's matrix) gives " + "; ".join(
                 f"{field} {', '.join(built.get(field, [])) or 'none'}" for field in differs)
+
+
+def _released_wheel(texts: dict, release: str, built: dict):
+    """The saved core metadata of a released wheel of `release` that pins the CUDA toolkit the candidate's matrix
+    calls stable (its newest stable CUDA index): (source key, source entry, the pin), else None."""
+    for name in sorted(texts):
+        found = WHEEL_METADATA.match(name)
+        pin = _TOOLKIT_PIN.search(texts[name]) if found and found.group(1) == release else None
+        if pin and built.get("cuda_indexes") and f"cu{pin.group(1)}{pin.group(2)}" == built["cuda_indexes"][-1]:
+            version = re.search(r"^Version: (\S+)$", texts[name], re.M).group(1)
+            return (f"PYPI-TORCH-{version}", source_entry(name, texts[name], pin.group(0)),
+                    f"cuda-toolkit {pin.group(1)}.{pin.group(2)}")
+    return None
