@@ -6,6 +6,7 @@ import ast
 import json
 from pathlib import Path
 
+from rocm_doctor.facts import keys as fact_keys
 from rocm_doctor.facts import snapshot
 from rocm_doctor.interpret import interpret
 
@@ -25,45 +26,58 @@ NOT_FOR_CHECKS = {
     "torch.host": "the versions block (report/versions.py)",
 }
 FACT_METHODS = {"get", "has", "why_missing"}
+# The key constants every module names facts by (rocm_doctor/facts/keys.py).
+KEY_NAMES = {name: value for name, value in vars(fact_keys).items() if name.isupper() and isinstance(value, str)}
 
 
-def _literal_keys(tree: ast.AST, methods: set[str]) -> set[str]:
-    """String keys passed to facts.<method>(...) or facts[...] anywhere in the tree."""
-    keys = set()
+def _names(tree: ast.Module) -> dict[str, str]:
+    """The key constants, and the module's own NAME = "a.key" or NAME = KEY_CONSTANT assignments."""
+    names = dict(KEY_NAMES)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.Name, ast.Attribute)):
+            value = _key(node.value, names)
+            names.update({t.id: value for t in node.targets if isinstance(t, ast.Name) and value})
+    return names
+
+
+def _key(node: ast.AST, names: dict[str, str]):
+    """The key `node` spells: a string, a key constant by name (GPU_TARGETS) or through its module (keys.GPU_TARGETS)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.Attribute):
+        return KEY_NAMES.get(node.attr)
+    return None
+
+
+def _literal_keys(tree: ast.Module, methods: set[str]) -> set[str]:
+    """Keys passed to facts.<method>(...) or facts[...] anywhere in the tree."""
+    names, keys = _names(tree), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods \
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            keys.add(node.args[0].value)
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "facts" \
-                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            keys.add(node.slice.value)
-    return keys
-
-
-def _constants(tree: ast.Module) -> dict[str, str]:
-    """Module-level NAME = "a.key" assignments, so `requires = (FACT,)` counts as reading that key."""
-    return {t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-            for t in node.targets if isinstance(t, ast.Name)}
+                and node.args:
+            keys.add(_key(node.args[0], names))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "facts":
+            keys.add(_key(node.slice, names))
+    return keys - {None}
 
 
 def _requires(tree: ast.Module) -> set[str]:
-    names = _constants(tree)
-    keys = set()
+    names, keys = _names(tree), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "requires" for t in node.targets):
-            keys |= {e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant) and isinstance(e.value, str)}
-            keys |= {names[e.id] for e in ast.walk(node.value) if isinstance(e, ast.Name) and e.id in names}
-    return keys
+            keys |= {_key(e, names) for e in ast.walk(node.value)}
+    return keys - {None}
 
 
-def _helper_keys(tree: ast.AST) -> set[str]:
-    """Keys handed to a helper together with the facts: `_get(facts, "x")`, `facts_value(facts, "x")`."""
-    keys = set()
+def _helper_keys(tree: ast.Module) -> set[str]:
+    """Keys handed to a helper together with the facts: `_get(facts, X)`, `facts_value(facts, X)`."""
+    names, keys = _names(tree), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == "facts" for a in node.args):
-            keys |= {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
-    return keys
+            keys |= {_key(a, names) for a in node.args}
+    return keys - {None}
 
 
 def replayed(path: Path):
