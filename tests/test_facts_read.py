@@ -41,7 +41,7 @@ def _names(tree: ast.Module) -> dict[str, str]:
 
 
 def _key(node: ast.AST, names: dict[str, str]):
-    """The key `node` spells: a string, a key constant by name (GPU_TARGETS) or through its module (keys.GPU_TARGETS)."""
+    """The key `node` spells: a string, or a key constant by name (GPU_TARGETS) or by module (keys.GPU_TARGETS)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.Name):
