@@ -24,8 +24,9 @@ AMD_SMI_LIST_KEY = "amd-smi-list-json"
 AGENT_ENUMERATOR_KEY = "rocm-agent-enumerator"
 AMDGPU_ARCH_KEY = "amdgpu-arch"
 
-# gpu_live and gpu_sample: nvidia-smi's and the AMD tools' live queries, the DRM cards' folder, and the probe value
-# of the doctor's own pid and the pids it started (not another program's use of the GPU).
+# gpu_live and gpu_sample: nvidia-smi's and the AMD tools' live queries, the DRM cards' folder and the files read in
+# an amdgpu card's device folder, each listed process's status file and its parents', and the probe value of the
+# doctor's own pid and the pids it started (not another program's use of the GPU).
 NVIDIA_SMI_QUERY_KEY = "nvidia-smi-query-gpu"
 NVIDIA_SMI_LIST_KEY = "nvidia-smi-list"
 NVIDIA_SMI_APPS_KEY = "nvidia-smi-compute-apps"
@@ -33,6 +34,13 @@ AMD_SMI_METRIC_KEY = "amd-smi-metric-json"
 AMD_SMI_PROCESS_KEY = "amd-smi-process-json"
 ROCM_SMI_LIVE_KEY = "rocm-smi-live-json"
 DRM_DIR = "/sys/class/drm"
+CARD_UEVENT = "uevent"
+CARD_BUSY = "gpu_busy_percent"
+CARD_VRAM_USED = "mem_info_vram_used"
+CARD_VRAM_TOTAL = "mem_info_vram_total"
+CARD_PERF_LEVEL = "power_dpm_force_performance_level"
+CARD_FILES = (CARD_BUSY, CARD_VRAM_USED, CARD_VRAM_TOTAL, CARD_PERF_LEVEL)
+PID_STATUS_FILE = "/proc/{pid}/status"
 LIVE_SELF_KEY = "gpu.live.self"
 
 # container_security: files read, and the probe value of /dev/kfd mapping attempts.
@@ -56,9 +64,12 @@ JOURNAL_KEY = "journalctl-kernel"
 DMESG_KEY = "dmesg-kernel"
 DMESG_WARNINGS_KEY = "dmesg-warnings"  # older snapshots: `dmesg --level=err,warn`
 
-# kfd: the topology folder; linux_access: the device groups whose membership is recorded, the DRI folder listed, the
+# kfd: the topology folder and its nodes' files; linux_access: the device groups whose membership is recorded, the DRI folder listed, the
 # amdgpu module's folder and files, and the kernel's command line.
 KFD_NODES_DIR = "/sys/class/kfd/kfd/topology/nodes"
+NODE_PROPERTIES = "properties"  # the files read in each node's folder
+NODE_NAME = "name"
+NODE_FILES = (NODE_PROPERTIES, NODE_NAME, "gpu_id")
 DEVICE_GROUPS = ("render", "video")
 DRI_DIR = "/dev/dri"
 AMDGPU_MODULE_DIR = "/sys/module/amdgpu"

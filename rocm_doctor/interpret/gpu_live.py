@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from rocm_doctor.facts.command import CommandResult
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import (AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY, DRM_DIR as DRM, GPU_INVENTORY, GPU_LIVE,
+from rocm_doctor.facts.keys import (AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY, CARD_BUSY, CARD_PERF_LEVEL, CARD_UEVENT,
+                                    CARD_VRAM_TOTAL, CARD_VRAM_USED, DRM_DIR as DRM, GPU_INVENTORY, GPU_LIVE,
                                     LIVE_SELF_KEY, NVIDIA_SMI_APPS_KEY, NVIDIA_SMI_LIST_KEY, NVIDIA_SMI_QUERY_KEY,
-                                    ROCM_SMI_LIVE_KEY)
+                                    PID_STATUS_FILE, ROCM_SMI_LIVE_KEY)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_metric, parse_process
@@ -96,7 +97,7 @@ def _sysfs_cards(observations: Observations) -> list[dict]:
     cards = []
     for entry in (observations.file(DRM).entries or []) if observations.file(DRM) else []:
         device = f"{DRM}/{entry}/device"
-        uevent = observations.file(f"{device}/uevent")
+        uevent = observations.file(f"{device}/{CARD_UEVENT}")
         info = parse_uevent(uevent.content if uevent else "")
         if info["driver"] != "amdgpu":
             continue
@@ -105,9 +106,9 @@ def _sysfs_cards(observations: Observations) -> list[dict]:
             record = observations.file(f"{device}/{name}")
             return record.content if record and record.exists else None
 
-        cards.append({"card": entry, "slot": info["slot"], "busy": sysfs_int(read("gpu_busy_percent")),
-                      "used": sysfs_int(read("mem_info_vram_used")), "total": sysfs_int(read("mem_info_vram_total")),
-                      "perf_level": sysfs_value(read("power_dpm_force_performance_level"))})
+        cards.append({"card": entry, "slot": info["slot"], "busy": sysfs_int(read(CARD_BUSY)),
+                      "used": sysfs_int(read(CARD_VRAM_USED)), "total": sysfs_int(read(CARD_VRAM_TOTAL)),
+                      "perf_level": sysfs_value(read(CARD_PERF_LEVEL))})
     return cards
 
 
@@ -177,7 +178,7 @@ def _statuses(observations: Observations) -> dict[int, dict]:
     out = {}
     for path, record in observations.files.items():
         parts = path.split("/")
-        if len(parts) == 4 and parts[1] == "proc" and parts[3] == "status" and record.content:
+        if len(parts) == 4 and path == PID_STATUS_FILE.format(pid=parts[2]) and record.content:
             status = parse_proc_status(record.content)
             if status["pid"] is not None:
                 out[status["pid"]] = status

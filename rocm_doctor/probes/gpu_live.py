@@ -13,8 +13,9 @@ import re
 import shutil
 
 from rocm_doctor.engine import runner
-from rocm_doctor.facts.keys import (AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY, DRM_DIR, LIVE_SELF_KEY,
-                                    NVIDIA_SMI_APPS_KEY, NVIDIA_SMI_LIST_KEY, NVIDIA_SMI_QUERY_KEY, ROCM_SMI_LIVE_KEY)
+from rocm_doctor.facts.keys import (AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY, CARD_FILES, CARD_UEVENT, DRM_DIR,
+                                    LIVE_SELF_KEY, NVIDIA_SMI_APPS_KEY, NVIDIA_SMI_LIST_KEY, NVIDIA_SMI_QUERY_KEY,
+                                    PID_STATUS_FILE, ROCM_SMI_LIVE_KEY)
 from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_process
 from rocm_doctor.parsers.live_files import parse_proc_status, parse_uevent
@@ -29,7 +30,6 @@ AMD_COMMANDS = {
     AMD_SMI_PROCESS_KEY: ["amd-smi", "process", "--json"],
     ROCM_SMI_LIVE_KEY: ["rocm-smi", "--showuse", "--showmemuse", "--showpids", "--json"],
 }
-CARD_FILES = ("gpu_busy_percent", "mem_info_vram_used", "mem_info_vram_total", "power_dpm_force_performance_level")
 ANCESTORS = 6  # parent levels followed from a listed pid towards the doctor
 
 
@@ -75,7 +75,7 @@ def _sysfs(recorder: Recorder) -> None:
     for entry in recorder.list_dir(DRM_DIR).entries or []:
         if re.fullmatch(r"card\d+", entry):
             device = f"{DRM_DIR}/{entry}/device"
-            if parse_uevent(recorder.read_file(f"{device}/uevent").content or "")["driver"] == "amdgpu":
+            if parse_uevent(recorder.read_file(f"{device}/{CARD_UEVENT}").content or "")["driver"] == "amdgpu":
                 for name in CARD_FILES:
                     recorder.read_file(f"{device}/{name}")
 
@@ -88,7 +88,7 @@ def record_parents(recorder: Recorder, pids: list[int], cap: int = FILE_CAP) -> 
             if pid in seen or pid <= 1 or pid == own:
                 break
             seen.add(pid)
-            status = parse_proc_status(recorder.read_file(f"/proc/{pid}/status", cap).content or "")
+            status = parse_proc_status(recorder.read_file(PID_STATUS_FILE.format(pid=pid), cap).content or "")
             if status["ppid"] is None:
                 break
             pid = status["ppid"]

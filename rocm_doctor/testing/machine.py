@@ -8,7 +8,8 @@ import json
 from typing import Iterable, Optional
 
 from rocm_doctor.facts.command import CommandResult
-from rocm_doctor.facts.keys import AMDGPU_MODULE_DIR, KFD_NODES_DIR as KFD_NODES, PCI_SYSFS_KEY, TORCH_PROBE_KEY
+from rocm_doctor.facts.keys import (AMDGPU_MODULE_DIR, KFD_NODES_DIR as KFD_NODES, NODE_PROPERTIES, PCI_SYSFS_KEY,
+                                    TORCH_PROBE_KEY)
 from rocm_doctor.facts.observations import FileRecord, Observations
 from rocm_doctor.probes.amd_tools import LINUX_COMMANDS as AMD_TOOLS
 
@@ -65,7 +66,7 @@ def observations(commands: Optional[dict] = None, pci: Iterable[tuple] = (), kfd
     if kfd is not None:
         obs.add_file(FileRecord(KFD_NODES, exists=True, entries=[str(i) for i in range(len(kfd))]))
         for i, text in enumerate(kfd):
-            obs.add_file(FileRecord(f"{KFD_NODES}/{i}/properties", exists=True, content=text))
+            obs.add_file(FileRecord(f"{KFD_NODES}/{i}/{NODE_PROPERTIES}", exists=True, content=text))
     if amdgpu_loaded is not None:
         obs.add_file(FileRecord(AMDGPU_MODULE_DIR, exists=amdgpu_loaded, entries=[] if amdgpu_loaded else None))
     for key, value in (probes or {}).items():
