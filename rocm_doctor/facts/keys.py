@@ -14,6 +14,35 @@ from typing import Optional
 
 # --- Observations, by the probe that records them (rocm_doctor/probes/<name>.py) ---
 
+# amd_tools: the commands run (key -> argv in its LINUX_COMMANDS).
+HIPCONFIG_FULL_KEY = "hipconfig-full"
+HIPCONFIG_VERSION_KEY = "hipconfig-version"
+ROCMINFO_KEY = "rocminfo"
+ROCM_SMI_KEY = "rocm-smi-json"
+AMD_SMI_STATIC_KEY = "amd-smi-static-json"
+AMD_SMI_LIST_KEY = "amd-smi-list-json"
+AGENT_ENUMERATOR_KEY = "rocm-agent-enumerator"
+AMDGPU_ARCH_KEY = "amdgpu-arch"
+
+# gpu_live and gpu_sample: nvidia-smi's and the AMD tools' live queries, the DRM cards' folder and the files read in
+# an amdgpu card's device folder, each listed process's status file and its parents', and the probe value of the
+# doctor's own pid and the pids it started (not another program's use of the GPU).
+NVIDIA_SMI_QUERY_KEY = "nvidia-smi-query-gpu"
+NVIDIA_SMI_LIST_KEY = "nvidia-smi-list"
+NVIDIA_SMI_APPS_KEY = "nvidia-smi-compute-apps"
+AMD_SMI_METRIC_KEY = "amd-smi-metric-json"
+AMD_SMI_PROCESS_KEY = "amd-smi-process-json"
+ROCM_SMI_LIVE_KEY = "rocm-smi-live-json"
+DRM_DIR = "/sys/class/drm"
+CARD_UEVENT = "uevent"
+CARD_BUSY = "gpu_busy_percent"
+CARD_VRAM_USED = "mem_info_vram_used"
+CARD_VRAM_TOTAL = "mem_info_vram_total"
+CARD_PERF_LEVEL = "power_dpm_force_performance_level"
+CARD_FILES = (CARD_BUSY, CARD_VRAM_USED, CARD_VRAM_TOTAL, CARD_PERF_LEVEL)
+PID_STATUS_FILE = "/proc/{pid}/status"
+LIVE_SELF_KEY = "gpu.live.self"
+
 # container_security: files read, and the probe value of /dev/kfd mapping attempts.
 SELINUX_ENFORCE = "/sys/fs/selinux/enforce"
 SECURITY_LABEL = "/proc/self/attr/current"
@@ -21,26 +50,63 @@ APPARMOR_LABEL = "/proc/self/attr/apparmor/current"
 PROC_STATUS = "/proc/self/status"
 DEVICE_MAP_KEY = "linux.device_map"
 
-# kernel_driver: folders listed.
+# kernel_driver: the commands run, and the folders listed.
+SECURE_BOOT_KEY = "mokutil-sb-state"
+DKMS_STATUS_KEY = "dkms-status"
+MODINFO_KEY = "modinfo-amdgpu"
 MODPROBE_DIRS = ("/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d",
                  "/lib/modprobe.d")
 FIRMWARE_DIRS = ("/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu", "/usr/lib/firmware/updates/amdgpu",
                  "/usr/lib/firmware/amdgpu")
 
-# kfd: the topology folder; linux_access: the device groups whose membership is recorded.
-KFD_NODES_DIR = "/sys/class/kfd/kfd/topology/nodes"
-DEVICE_GROUPS = ("render", "video")
+# kernel_log: the kernel's messages, from the journal, else from dmesg.
+JOURNAL_KEY = "journalctl-kernel"
+DMESG_KEY = "dmesg-kernel"
+DMESG_WARNINGS_KEY = "dmesg-warnings"  # older snapshots: `dmesg --level=err,warn`
 
-# os_layer: the os-release files, and the probe value of /dev/shm's size.
+# kfd: the topology folder and its nodes' files; linux_access: the device groups whose membership is recorded, the DRI folder listed, the
+# amdgpu module's folder and files, and the kernel's command line.
+KFD_NODES_DIR = "/sys/class/kfd/kfd/topology/nodes"
+NODE_PROPERTIES = "properties"  # the files read in each node's folder
+NODE_NAME = "name"
+NODE_FILES = (NODE_PROPERTIES, NODE_NAME, "gpu_id")
+DEVICE_GROUPS = ("render", "video")
+DRI_DIR = "/dev/dri"
+AMDGPU_MODULE_DIR = "/sys/module/amdgpu"
+AMDGPU_VERSION_FILE = AMDGPU_MODULE_DIR + "/version"
+AMDGPU_INITSTATE_FILE = AMDGPU_MODULE_DIR + "/initstate"
+KERNEL_CMDLINE_FILE = "/proc/cmdline"
+
+# miopen_dirs: the probe value of MIOpen's cache and database folders.
+MIOPEN_DIRS_KEY = "miopen.dirs"
+
+# os_layer: the os-release files, the files that tell a container, glibc's version, and the probe value of
+# /dev/shm's size.
 OS_RELEASE = ("/etc/os-release", "/usr/lib/os-release")
+DOCKERENV_FILE = "/.dockerenv"
+CONTAINERENV_FILE = "/run/.containerenv"
+INIT_CGROUP_FILE = "/proc/1/cgroup"
+CONTAINER_FILES = (DOCKERENV_FILE, CONTAINERENV_FILE, INIT_CGROUP_FILE)
+LDD_KEY = "ldd-version"
 SHM_KEY = "dev-shm"
+
+# package_repos, rocm_libs and rocm_paths: the /opt listing each of them reads.
+OPT_DIR = "/opt"
 
 # package_repos: repository folders and the file endings read in each.
 REPO_DIRS = (("/etc/apt/sources.list.d", (".list", ".sources")), ("/etc/yum.repos.d", (".repo",)),
              ("/etc/zypp/repos.d", (".repo",)))
 
-# rocm_packages: the /opt/rocm links, and the firmware commands.
+# pci: the display devices in sysfs (a probe value), lspci's listing, and Windows' video controllers from WMI.
+PCI_SYSFS_KEY = "pci.sysfs"
+LSPCI_KEY = "lspci"
+WMI_VIDEO_KEY = "wmi-video-controllers"
+
+# rocm_packages: the package managers' lists, the /opt/rocm links and their listing, and the firmware commands.
+DPKG_PACKAGES_KEY = "dpkg-rocm-packages"
+RPM_PACKAGES_KEY = "rpm-rocm-packages"
 LINK_PATHS = ("/opt/rocm", "/etc/alternatives/rocm")
+LS_OPT_ROCM_KEY = "ls-opt-rocm"
 FIRMWARE_KEY = "rocm-smi-showfwinfo"
 AMD_SMI_FIRMWARE_KEY = "amd-smi-firmware"
 

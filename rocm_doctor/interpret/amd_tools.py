@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from rocm_doctor.facts.command import CommandResult, signal_name
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import (AMDGPU_ARCH_TARGETS, HIP_CONFIG, HIP_VERSION, ROCMINFO_AGENTS, ROCMINFO_STATUS,
-                                    ROCM_AGENT_ENUMERATOR_TARGETS, SMI_DEVICES, SMI_PROBLEMS, TOOLS_GARBLED)
+from rocm_doctor.facts.keys import (AGENT_ENUMERATOR_KEY, AMD_SMI_LIST_KEY, AMD_SMI_STATIC_KEY, AMDGPU_ARCH_KEY,
+                                    AMDGPU_ARCH_TARGETS, HIP_CONFIG, HIP_VERSION, HIPCONFIG_FULL_KEY,
+                                    HIPCONFIG_VERSION_KEY, ROCM_AGENT_ENUMERATOR_TARGETS, ROCM_SMI_KEY, ROCMINFO_AGENTS,
+                                    ROCMINFO_KEY, ROCMINFO_STATUS, SMI_DEVICES, SMI_PROBLEMS, TOOLS_GARBLED)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.agent_enumerator import parse_target_lines
 from rocm_doctor.parsers.amd_smi import parse_amd_smi
@@ -50,7 +52,7 @@ def _output(result: CommandResult) -> str:
 
 
 def _rocminfo(observations: Observations, facts: Facts, garbled: list) -> None:
-    result = observations.command("rocminfo")
+    result = observations.command(ROCMINFO_KEY)
     if result is None:
         for key in (ROCMINFO_STATUS, ROCMINFO_AGENTS):
             facts.set_missing(key, "rocminfo was not run on this platform")
@@ -80,14 +82,14 @@ def _rocminfo(observations: Observations, facts: Facts, garbled: list) -> None:
 
 
 def _hip(observations: Observations, facts: Facts, garbled: list) -> None:
-    full = observations.command("hipconfig-full")
+    full = observations.command(HIPCONFIG_FULL_KEY)
     config = parse_hipconfig_full(_output(full)) if full is not None else None
     garbled += [dict(g, tool="hipconfig --full") for g in (config or {}).get("garbled") or []]
     if config and (config["version"] or config["platform"] or config["hip_path"]):
         facts.set(HIP_CONFIG, config)
     else:
         facts.set_missing(HIP_CONFIG, failure(full, "hipconfig") or "hipconfig --full printed no HIP configuration")
-    short = observations.command("hipconfig-version")
+    short = observations.command(HIPCONFIG_VERSION_KEY)
     version = parse_hip_version(short.stdout) if short is not None and not failure(short, "hipconfig") else None
     if version:
         facts.set(HIP_VERSION, dict(version, source="hipconfig --version"))
@@ -114,7 +116,7 @@ def _merge_amd_smi(static: list[dict], listed: list[dict]) -> list[dict]:
 def _smi(observations: Observations, facts: Facts, garbled: list) -> None:
     problems, reasons = [], []
     parsed = {}
-    for key in ("amd-smi-static-json", "amd-smi-list-json", "rocm-smi-json"):
+    for key in (AMD_SMI_STATIC_KEY, AMD_SMI_LIST_KEY, ROCM_SMI_KEY):
         result = observations.command(key)
         if result is None:
             continue
@@ -127,8 +129,8 @@ def _smi(observations: Observations, facts: Facts, garbled: list) -> None:
     if not parsed:
         facts.set_missing(SMI_DEVICES, "amd-smi and rocm-smi were not run on this platform")
         return
-    amd = _merge_amd_smi(*(parsed.get(k, {}).get("devices", []) for k in ("amd-smi-static-json", "amd-smi-list-json")))
-    rocm = [dict(d, source="rocm-smi") for d in parsed.get("rocm-smi-json", {}).get("devices", [])]
+    amd = _merge_amd_smi(*(parsed.get(k, {}).get("devices", []) for k in (AMD_SMI_STATIC_KEY, AMD_SMI_LIST_KEY)))
+    rocm = [dict(d, source="rocm-smi") for d in parsed.get(ROCM_SMI_KEY, {}).get("devices", [])]
     if amd or rocm:
         facts.set(SMI_DEVICES, amd or rocm)
     else:
@@ -152,6 +154,6 @@ def interpret(observations: Observations, facts: Facts) -> None:
     _rocminfo(observations, facts, garbled)
     _hip(observations, facts, garbled)
     _smi(observations, facts, garbled)
-    _targets(observations, facts, "rocm-agent-enumerator", ROCM_AGENT_ENUMERATOR_TARGETS, garbled)
-    _targets(observations, facts, "amdgpu-arch", AMDGPU_ARCH_TARGETS, garbled)
+    _targets(observations, facts, AGENT_ENUMERATOR_KEY, ROCM_AGENT_ENUMERATOR_TARGETS, garbled)
+    _targets(observations, facts, AMDGPU_ARCH_KEY, AMDGPU_ARCH_TARGETS, garbled)
     facts.set(TOOLS_GARBLED, garbled)

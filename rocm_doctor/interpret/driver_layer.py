@@ -11,10 +11,9 @@ from rocm_doctor.parsers.kernel_log import parse_kernel_log
 from rocm_doctor.parsers.modinfo import parse_modinfo
 from rocm_doctor.parsers.modprobe_conf import blocks, cmdline_blocks, parse_modprobe_conf
 from rocm_doctor.parsers.mokutil import parse_sb_state
-from rocm_doctor.facts.keys import (FIRMWARE_DIRS, LINUX_AMDGPU_BLOCKS, LINUX_AMDGPU_MODINFO, LINUX_DKMS_AMDGPU,
-                                    LINUX_FIRMWARE, LINUX_KERNEL_LOG, LINUX_SECURE_BOOT, MODPROBE_DIRS)
-
-CMDLINE = "/proc/cmdline"
+from rocm_doctor.facts.keys import (DKMS_STATUS_KEY, FIRMWARE_DIRS, KERNEL_CMDLINE_FILE as CMDLINE, LINUX_AMDGPU_BLOCKS,
+                                    LINUX_AMDGPU_MODINFO, LINUX_DKMS_AMDGPU, LINUX_FIRMWARE, LINUX_KERNEL_LOG,
+                                    LINUX_SECURE_BOOT, MODINFO_KEY, MODPROBE_DIRS, SECURE_BOOT_KEY)
 
 
 def _text(observations: Observations, key: str):
@@ -28,20 +27,20 @@ def _text(observations: Observations, key: str):
 
 
 def _secure_boot(observations: Observations):
-    text, why = _text(observations, "mokutil-sb-state")
+    text, why = _text(observations, SECURE_BOOT_KEY)
     parsed = parse_sb_state(text) if text is not None else None
     return (parsed, "") if parsed else (None, why or "mokutil --sb-state printed nothing")
 
 
 def _dkms(observations: Observations):
-    text, why = _text(observations, "dkms-status")
+    text, why = _text(observations, DKMS_STATUS_KEY)
     if text is None:
         return None, why
     return [row for row in parse_dkms_status(text) if row["module"] == "amdgpu"], ""
 
 
 def _modinfo(observations: Observations):
-    result = observations.command("modinfo-amdgpu")
+    result = observations.command(MODINFO_KEY)
     if result is None or result.error or result.timed_out:
         return None, result.describe() if result is not None else "modinfo amdgpu was not run"
     parsed = parse_modinfo(result.stdout)

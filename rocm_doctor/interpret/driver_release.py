@@ -5,8 +5,8 @@ from the amdgpu-dkms package, its exact release) or the distribution kernel's ow
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import (LINUX_AMDGPU_DRIVER, LINUX_AMDGPU_MODINFO, LINUX_AMDGPU_MODULE, LINUX_DKMS_AMDGPU,
-                                    OS_KERNEL, ROCM_PACKAGES)
+from rocm_doctor.facts.keys import (AMDGPU_VERSION_FILE, LINUX_AMDGPU_DRIVER, LINUX_AMDGPU_MODINFO, LINUX_AMDGPU_MODULE,
+                                    LINUX_DKMS_AMDGPU, OS_KERNEL, ROCM_PACKAGES)
 from rocm_doctor.facts.observations import Observations
 
 REQUIRES = (LINUX_AMDGPU_MODULE, LINUX_AMDGPU_MODINFO, LINUX_DKMS_AMDGPU, ROCM_PACKAGES, OS_KERNEL)
@@ -22,7 +22,7 @@ def _module_version(facts: Facts, kernel: str | None) -> tuple[str | None, str]:
     """The DKMS module version and where it was read: the loaded module, the file modprobe picks, dkms status."""
     module = facts.get(LINUX_AMDGPU_MODULE) or {}
     if module.get("loaded") and module.get("version"):
-        return module["version"], "/sys/module/amdgpu/version"
+        return module["version"], AMDGPU_VERSION_FILE
     modinfo = facts.get(LINUX_AMDGPU_MODINFO) or {}
     if modinfo.get("origin") == "dkms" and modinfo.get("version"):
         return modinfo["version"], f"modinfo amdgpu ({modinfo.get('filename')})"

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from rocm_doctor.facts.command import CommandResult
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import GPU_INVENTORY, GPU_LIVE
+from rocm_doctor.facts.keys import (AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY, CARD_BUSY, CARD_PERF_LEVEL, CARD_UEVENT,
+                                    CARD_VRAM_TOTAL, CARD_VRAM_USED, DRM_DIR as DRM, GPU_INVENTORY, GPU_LIVE,
+                                    LIVE_SELF_KEY, NVIDIA_SMI_APPS_KEY, NVIDIA_SMI_LIST_KEY, NVIDIA_SMI_QUERY_KEY,
+                                    PID_STATUS_FILE, ROCM_SMI_LIVE_KEY)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_metric, parse_process
@@ -22,7 +25,6 @@ from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
 
 REQUIRES = (GPU_INVENTORY,)  # AMD GPUs take their uuid and name from the inventory
 MIB = 2**20
-DRM = "/sys/class/drm"
 
 
 def why_not(result: CommandResult | None, tool: str) -> str | None:
@@ -42,15 +44,15 @@ def why_not(result: CommandResult | None, tool: str) -> str | None:
 
 
 def _nvidia(observations: Observations, sources: dict) -> tuple[list[dict], list[dict]]:
-    query = observations.command("nvidia-smi-query-gpu")
+    query = observations.command(NVIDIA_SMI_QUERY_KEY)
     reason = why_not(query, "nvidia-smi")
     sources["nvidia-smi"] = reason or "ok"
     if reason:
         return [], []
     parsed = nvidia_smi.parse_gpu_query(query.stdout, nvidia_smi.query_fields(query.argv))
-    listed = observations.command("nvidia-smi-list")
+    listed = observations.command(NVIDIA_SMI_LIST_KEY)
     migs = {g["uuid"]: g["mig"] for g in nvidia_smi.parse_list(listed.stdout if listed else "")}
-    apps = observations.command("nvidia-smi-compute-apps")
+    apps = observations.command(NVIDIA_SMI_APPS_KEY)
     apps_ok = apps is not None and why_not(apps, "nvidia-smi") is None
     gpus, processes = [], []
     for raw in parsed["gpus"]:
@@ -95,7 +97,7 @@ def _sysfs_cards(observations: Observations) -> list[dict]:
     cards = []
     for entry in (observations.file(DRM).entries or []) if observations.file(DRM) else []:
         device = f"{DRM}/{entry}/device"
-        uevent = observations.file(f"{device}/uevent")
+        uevent = observations.file(f"{device}/{CARD_UEVENT}")
         info = parse_uevent(uevent.content if uevent else "")
         if info["driver"] != "amdgpu":
             continue
@@ -104,9 +106,9 @@ def _sysfs_cards(observations: Observations) -> list[dict]:
             record = observations.file(f"{device}/{name}")
             return record.content if record and record.exists else None
 
-        cards.append({"card": entry, "slot": info["slot"], "busy": sysfs_int(read("gpu_busy_percent")),
-                      "used": sysfs_int(read("mem_info_vram_used")), "total": sysfs_int(read("mem_info_vram_total")),
-                      "perf_level": sysfs_value(read("power_dpm_force_performance_level"))})
+        cards.append({"card": entry, "slot": info["slot"], "busy": sysfs_int(read(CARD_BUSY)),
+                      "used": sysfs_int(read(CARD_VRAM_USED)), "total": sysfs_int(read(CARD_VRAM_TOTAL)),
+                      "perf_level": sysfs_value(read(CARD_PERF_LEVEL))})
     return cards
 
 
@@ -118,9 +120,9 @@ def _fill(gpu: dict, source: str, values: dict) -> None:
 
 
 def _amd(observations: Observations, facts: Facts, sources: dict) -> tuple[list[dict], list[dict]]:
-    metric_result = observations.command("amd-smi-metric-json")
-    process_result = observations.command("amd-smi-process-json")
-    rocm_result = observations.command("rocm-smi-live-json")
+    metric_result = observations.command(AMD_SMI_METRIC_KEY)
+    process_result = observations.command(AMD_SMI_PROCESS_KEY)
+    rocm_result = observations.command(ROCM_SMI_LIVE_KEY)
     for key, result in (("amd-smi", metric_result), ("rocm-smi", rocm_result)):
         sources[key] = why_not(result, key) or "ok"
     metric = parse_metric(metric_result.stdout) if metric_result else []
@@ -176,7 +178,7 @@ def _statuses(observations: Observations) -> dict[int, dict]:
     out = {}
     for path, record in observations.files.items():
         parts = path.split("/")
-        if len(parts) == 4 and parts[1] == "proc" and parts[3] == "status" and record.content:
+        if len(parts) == 4 and path == PID_STATUS_FILE.format(pid=parts[2]) and record.content:
             status = parse_proc_status(record.content)
             if status["pid"] is not None:
                 out[status["pid"]] = status
@@ -207,7 +209,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
             reasons = ["this snapshot holds no live GPU state (nvidia-smi, amd-smi, rocm-smi)"]
         facts.set_missing(GPU_LIVE, "; ".join(reasons) or "no tool reported the live state of a GPU")
         return
-    own = observations.probes.get("gpu.live.self") or {}
+    own = observations.probes.get(LIVE_SELF_KEY) or {}
     self_pid = own.get("pid")
     started = frozenset(p for p in own.get("started") or () if isinstance(p, int))
     statuses = _statuses(observations)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from rocm_doctor.facts.command import signal_name
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import LINUX_GPU_EVENTS, LINUX_KERNEL_LOG_ACCESS
+from rocm_doctor.facts.keys import (DMESG_KEY, DMESG_WARNINGS_KEY, JOURNAL_KEY, LINUX_GPU_EVENTS,
+                                    LINUX_KERNEL_LOG_ACCESS)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.gpu_events import hint_groups, messages, parse_gpu_events, plain, refusals
 from rocm_doctor.parsers.untrusted_text import shown
 
 # (observation key, what it holds): the first that gave kernel lines and ran to its end is the log read.
-SOURCES = (("journalctl-kernel", "all levels"), ("dmesg-kernel", "all levels"),
-           ("dmesg-warnings", "errors and warnings only"))
+SOURCES = ((JOURNAL_KEY, "all levels"), (DMESG_KEY, "all levels"), (DMESG_WARNINGS_KEY, "errors and warnings only"))
 
 
 def _said(result) -> str:

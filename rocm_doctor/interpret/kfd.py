@@ -6,11 +6,10 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.kfd_sysfs import describe_node
-from rocm_doctor.facts.keys import (DEVICE_GROUPS, KFD_NODES, KFD_NODES_DIR as NODES_DIR, LINUX_AMDGPU_MODULE,
-                                    LINUX_DEVICE_ACCESS, LINUX_GROUPS, LINUX_KERNEL_CMDLINE)
-
-AMDGPU_DIR = "/sys/module/amdgpu"
-CMDLINE = "/proc/cmdline"
+from rocm_doctor.facts.keys import (AMDGPU_INITSTATE_FILE, AMDGPU_MODULE_DIR, AMDGPU_VERSION_FILE, DEVICE_GROUPS,
+                                    KERNEL_CMDLINE_FILE as CMDLINE, KFD_NODES, KFD_NODES_DIR as NODES_DIR,
+                                    LINUX_AMDGPU_MODULE, LINUX_DEVICE_ACCESS, LINUX_GROUPS, LINUX_KERNEL_CMDLINE,
+                                    NODE_NAME, NODE_PROPERTIES)
 
 
 def _content(observations: Observations, path: str) -> str | None:
@@ -25,8 +24,8 @@ def kfd_nodes(observations: Observations) -> tuple[list[dict] | None, str]:
     if listing.entries is None:
         return None, f"{NODES_DIR} {listing.error or 'unreadable'}: the amdgpu kernel driver's KFD is not loaded"
     nodes = [
-        describe_node(entry, _content(observations, f"{NODES_DIR}/{entry}/properties"),
-                      _content(observations, f"{NODES_DIR}/{entry}/name"))
+        describe_node(entry, _content(observations, f"{NODES_DIR}/{entry}/{NODE_PROPERTIES}"),
+                      _content(observations, f"{NODES_DIR}/{entry}/{NODE_NAME}"))
         for entry in sorted((e for e in listing.entries if e.isdigit()), key=int)
     ]
     return nodes, ""
@@ -64,11 +63,11 @@ def parse_cmdline(text: str) -> dict:
 
 
 def _module(observations: Observations) -> dict | None:
-    listing = observations.file(AMDGPU_DIR)
+    listing = observations.file(AMDGPU_MODULE_DIR)
     if listing is None:
         return None
-    version = _content(observations, f"{AMDGPU_DIR}/version")
-    initstate = _content(observations, f"{AMDGPU_DIR}/initstate")
+    version = _content(observations, AMDGPU_VERSION_FILE)
+    initstate = _content(observations, AMDGPU_INITSTATE_FILE)
     return {
         "loaded": listing.exists,
         "version": version.strip() or None if version else None,

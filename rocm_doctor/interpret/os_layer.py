@@ -9,7 +9,8 @@ from rocm_doctor.parsers.cgroup import parse_cgroup
 from rocm_doctor.parsers.kernel_release import parse_kernel_release
 from rocm_doctor.parsers.ldd import parse_ldd_version
 from rocm_doctor.parsers.os_release import describe, parse_os_release
-from rocm_doctor.facts.keys import OS_CONTAINER, OS_GLIBC, OS_KERNEL, OS_RELEASE, OS_RELEASE_FACT, OS_SHM, SHM_KEY
+from rocm_doctor.facts.keys import (CONTAINER_FILES, CONTAINERENV_FILE, DOCKERENV_FILE, INIT_CGROUP_FILE, LDD_KEY,
+                                    OS_CONTAINER, OS_GLIBC, OS_KERNEL, OS_RELEASE, OS_RELEASE_FACT, OS_SHM, SHM_KEY)
 
 _ENV_MARKS = (("APPTAINER_CONTAINER", "apptainer"), ("SINGULARITY_CONTAINER", "singularity"),
               ("KUBERNETES_SERVICE_HOST", "kubernetes"))
@@ -29,17 +30,17 @@ def _release(observations: Observations) -> tuple[dict | None, str]:
 
 def container(observations: Observations) -> dict | None:
     """{in_container, engine, evidence}; None when the container marks were not looked at."""
-    records = {p: observations.file(p) for p in ("/.dockerenv", "/run/.containerenv", "/proc/1/cgroup")}
+    records = {p: observations.file(p) for p in CONTAINER_FILES}
     if all(r is None for r in records.values()):
         return None
     evidence, engine = [], None
-    if records["/run/.containerenv"] is not None and records["/run/.containerenv"].exists:
+    if records[CONTAINERENV_FILE] is not None and records[CONTAINERENV_FILE].exists:
         engine = "podman"
         evidence.append("/run/.containerenv exists (podman)")
-    if records["/.dockerenv"] is not None and records["/.dockerenv"].exists:
+    if records[DOCKERENV_FILE] is not None and records[DOCKERENV_FILE].exists:
         engine = engine or "docker"
         evidence.append("/.dockerenv exists (docker)")
-    cgroup = records["/proc/1/cgroup"]
+    cgroup = records[INIT_CGROUP_FILE]
     if cgroup is not None and cgroup.content:
         found = parse_cgroup(cgroup.content)["engine"]
         if found:
@@ -73,7 +74,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
     else:
         facts.set(OS_KERNEL, kernel)
 
-    ldd = observations.command("ldd-version")
+    ldd = observations.command(LDD_KEY)
     libc = parse_ldd_version((ldd.stdout or "") + "\n" + (ldd.stderr or "")) if ldd is not None else None
     if libc is None:
         facts.set_missing(OS_GLIBC, ldd.describe() if ldd is not None else "ldd --version was not run")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.package_repos import parse_repo_file
-from rocm_doctor.facts.keys import REPO_DIRS, ROCM_REPOS
+from rocm_doctor.facts.keys import OPT_DIR, REPO_DIRS, ROCM_REPOS
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
@@ -20,6 +20,6 @@ def interpret(observations: Observations, facts: Facts) -> None:
             record = observations.file(f"{folder.path}/{name}")
             if record is not None and record.content is not None:
                 entries += [dict(e, file=record.path) for e in parse_repo_file(record.content)]
-    opt = observations.file("/opt")
+    opt = observations.file(OPT_DIR)
     facts.set(ROCM_REPOS, {"entries": entries, "opt_rocm": sorted(e for e in (opt.entries if opt else None) or []
                                                                      if e.startswith("rocm-"))})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import GPU_PCI, PLATFORM_OS, PLATFORM_PREFIX
+from rocm_doctor.facts.keys import GPU_PCI, LSPCI_KEY, PCI_SYSFS_KEY, PLATFORM_OS, PLATFORM_PREFIX, WMI_VIDEO_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.lspci import parse_lspci
 from rocm_doctor.parsers.wmi_video import parse_video_controllers
@@ -30,7 +30,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
 
 
 def _pci_gpus(observations: Observations) -> list[dict] | None:
-    sysfs = observations.probes.get("pci.sysfs")
+    sysfs = observations.probes.get(PCI_SYSFS_KEY)
     if isinstance(sysfs, list) and sysfs:
         return [
             {
@@ -45,10 +45,10 @@ def _pci_gpus(observations: Observations) -> list[dict] | None:
             for d in sysfs
             if isinstance(d, dict)
         ]
-    lspci = observations.command("lspci")
+    lspci = observations.command(LSPCI_KEY)
     if lspci is not None and lspci.stdout:
         return [dict(d, source="lspci", vendor=vendor_name(d["vendor_id"])) for d in parse_lspci(lspci.stdout)]
-    wmi = observations.command("wmi-video-controllers")
+    wmi = observations.command(WMI_VIDEO_KEY)
     if wmi is not None and wmi.stdout:
         return [dict(d, source="wmi", vendor=vendor_name(d["vendor_id"])) for d in parse_video_controllers(wmi.stdout)]
     if isinstance(sysfs, list):

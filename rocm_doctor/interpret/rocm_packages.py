@@ -11,8 +11,8 @@ from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.ls_long import missing_paths, parse_ls_long
 from rocm_doctor.parsers.packages import amd_release, parse_dpkg, parse_rpm, versioned_release
 from rocm_doctor.parsers.smi_firmware import parse_amd_smi_firmware, parse_showfwinfo
-from rocm_doctor.facts.keys import (AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, GPU_FIRMWARE, LINK_PATHS, ROCM_OPT_LINK,
-                                    ROCM_PACKAGES)
+from rocm_doctor.facts.keys import (AMD_SMI_FIRMWARE_KEY, DPKG_PACKAGES_KEY, FIRMWARE_KEY, GPU_FIRMWARE, LINK_PATHS,
+                                    LS_OPT_ROCM_KEY, ROCM_OPT_LINK, ROCM_PACKAGES, RPM_PACKAGES_KEY)
 
 FIRMWARE_PACKAGES = ("linux-firmware", "firmware-amd-graphics", "amd-gpu-firmware", "kernel-firmware-amdgpu")
 _ROCM_NAME = re.compile(r"^(?:lib)?(?:rocm|hip|roc(?:blas|solver|fft|rand|sparse|prim|thrust|alution|wmma|minfo|"
@@ -40,21 +40,21 @@ def _classify(row: dict) -> dict | None:
 
 
 def _packages(observations: Observations):
-    for key, manager, parse in (("dpkg-rocm-packages", "dpkg", parse_dpkg), ("rpm-rocm-packages", "rpm", parse_rpm)):
+    for key, manager, parse in ((DPKG_PACKAGES_KEY, "dpkg", parse_dpkg), (RPM_PACKAGES_KEY, "rpm", parse_rpm)):
         result = observations.command(key)
         if result is None or result.error or result.timed_out:
             continue
         rows = [r for r in (_classify(row) for row in parse(result.stdout or "")) if r]
         if rows or result.returncode in (0, 1):  # dpkg-query exits 1 when a pattern matched nothing
             return {"manager": manager, "rows": rows}, ""
-    found = [observations.command(k) for k in ("dpkg-rocm-packages", "rpm-rocm-packages")]
+    found = [observations.command(k) for k in (DPKG_PACKAGES_KEY, RPM_PACKAGES_KEY)]
     if all(r is None for r in found):
         return None, "the package lists were not read (an older snapshot)"
     return None, "; ".join(r.describe() for r in found if r is not None) or "neither dpkg nor rpm answered"
 
 
 def _opt_link(observations: Observations):
-    result = observations.command("ls-opt-rocm")
+    result = observations.command(LS_OPT_ROCM_KEY)
     if result is None:
         return None, "/opt/rocm was not looked at (an older snapshot)"
     if result.error or result.timed_out:

@@ -9,7 +9,7 @@ from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.facts.keys import (AMD_CN_KEY, DISPLAY_CLASS_KEY, HIPINFO_COMMAND_KEY, MACHINE_ENV_KEY,
                                     SDK_COMMAND_KEY, USER_ENV_KEY, WINDOWS_DRIVER, WINDOWS_HIPINFO,
-                                    WINDOWS_HIP_HIP_PATH, WINDOWS_HIP_INSTALLS, WINDOWS_ROCM_SDK)
+                                    WINDOWS_HIP_HIP_PATH, WINDOWS_HIP_INSTALLS, WINDOWS_ROCM_SDK, WMI_VIDEO_KEY)
 from rocm_doctor.interpret.windows_env import not_windows
 from rocm_doctor.parsers.hipinfo import parse_hipinfo
 from rocm_doctor.parsers.rocm_sdk import parse_rocm_sdk
@@ -132,7 +132,7 @@ def driver_fact(seen: Seen, observations: Observations) -> dict:
                     "radeon_software_edition": flat.get("RadeonSoftwareEdition"),
                 }
             )
-    wmi = observations.command("wmi-video-controllers")
+    wmi = observations.command(WMI_VIDEO_KEY)
     wmi_adapters = parse_video_controllers(wmi.stdout) if wmi is not None and wmi.stdout else []
     adrenalin = seen.reg_value(*AMD_CN_KEY, "RadeonSoftwareVersion") or next(
         (a["radeon_software_version"] for a in adapters if a.get("radeon_software_version")), None

@@ -5,24 +5,26 @@ from __future__ import annotations
 import os
 import shutil
 
+from rocm_doctor.facts.keys import (AGENT_ENUMERATOR_KEY, AMD_SMI_LIST_KEY, AMD_SMI_STATIC_KEY, AMDGPU_ARCH_KEY,
+                                    HIPCONFIG_FULL_KEY, HIPCONFIG_VERSION_KEY, ROCM_SMI_KEY, ROCMINFO_KEY)
 from rocm_doctor.knowledge.env_catalog import role
 from rocm_doctor.probes._base import Recorder
 
 # key -> argv (the first element is looked up on PATH, then in ROCm's bin folder)
 LINUX_COMMANDS = {
-    "hipconfig-full": ["hipconfig", "--full"],
-    "hipconfig-version": ["hipconfig", "--version"],
-    "rocminfo": ["rocminfo"],
-    "rocm-smi-json": ["rocm-smi", "--showproductname", "--showhw", "--json"],
-    "amd-smi-static-json": ["amd-smi", "static", "--json"],
-    "amd-smi-list-json": ["amd-smi", "list", "--json"],
-    "rocm-agent-enumerator": ["rocm_agent_enumerator"],
-    "amdgpu-arch": ["amdgpu-arch"],
+    HIPCONFIG_FULL_KEY: ["hipconfig", "--full"],
+    HIPCONFIG_VERSION_KEY: ["hipconfig", "--version"],
+    ROCMINFO_KEY: ["rocminfo"],
+    ROCM_SMI_KEY: ["rocm-smi", "--showproductname", "--showhw", "--json"],
+    AMD_SMI_STATIC_KEY: ["amd-smi", "static", "--json"],
+    AMD_SMI_LIST_KEY: ["amd-smi", "list", "--json"],
+    AGENT_ENUMERATOR_KEY: ["rocm_agent_enumerator"],
+    AMDGPU_ARCH_KEY: ["amdgpu-arch"],
 }
 # The tools that go through the HSA runtime or read HIP's variables: what they list depends on the environment
 # (ROCR_VISIBLE_DEVICES, HSA_OVERRIDE_GFX_VERSION, HIP_PATH, ROCM_TARGET_LST), so they run in the one the checks
 # judge (a service's under --unit). rocm-smi and amd-smi ask the driver, whatever those variables say.
-JUDGED_ENV_COMMANDS = ("hipconfig-full", "hipconfig-version", "rocminfo", "rocm-agent-enumerator", "amdgpu-arch")
+JUDGED_ENV_COMMANDS = (HIPCONFIG_FULL_KEY, HIPCONFIG_VERSION_KEY, ROCMINFO_KEY, AGENT_ENUMERATOR_KEY, AMDGPU_ARCH_KEY)
 
 
 def rocm_bin_dirs(env) -> list[str]:

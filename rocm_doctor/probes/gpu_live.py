@@ -13,6 +13,9 @@ import re
 import shutil
 
 from rocm_doctor.engine import runner
+from rocm_doctor.facts.keys import (AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY, CARD_FILES, CARD_UEVENT, DRM_DIR,
+                                    LIVE_SELF_KEY, NVIDIA_SMI_APPS_KEY, NVIDIA_SMI_LIST_KEY, NVIDIA_SMI_QUERY_KEY,
+                                    PID_STATUS_FILE, ROCM_SMI_LIVE_KEY)
 from rocm_doctor.parsers import nvidia_smi
 from rocm_doctor.parsers.amd_smi_live import parse_process
 from rocm_doctor.parsers.live_files import parse_proc_status, parse_uevent
@@ -23,18 +26,16 @@ from rocm_doctor.probes.amd_tools import resolve
 PLATFORMS = ("linux", "wsl", "windows")
 CSV = "--format=csv,noheader,nounits"
 AMD_COMMANDS = {
-    "amd-smi-metric-json": ["amd-smi", "metric", "--json"],
-    "amd-smi-process-json": ["amd-smi", "process", "--json"],
-    "rocm-smi-live-json": ["rocm-smi", "--showuse", "--showmemuse", "--showpids", "--json"],
+    AMD_SMI_METRIC_KEY: ["amd-smi", "metric", "--json"],
+    AMD_SMI_PROCESS_KEY: ["amd-smi", "process", "--json"],
+    ROCM_SMI_LIVE_KEY: ["rocm-smi", "--showuse", "--showmemuse", "--showpids", "--json"],
 }
-DRM = "/sys/class/drm"
-CARD_FILES = ("gpu_busy_percent", "mem_info_vram_used", "mem_info_vram_total", "power_dpm_force_performance_level")
 ANCESTORS = 6  # parent levels followed from a listed pid towards the doctor
 
 
 def _nvidia(recorder: Recorder) -> list[int]:
     tool = shutil.which("nvidia-smi", path=recorder.context.env.get("PATH")) or "nvidia-smi"
-    return nvidia_queries(recorder, tool, list(nvidia_smi.GPU_FIELDS), (("nvidia-smi-list", [tool, "-L"]),))
+    return nvidia_queries(recorder, tool, list(nvidia_smi.GPU_FIELDS), ((NVIDIA_SMI_LIST_KEY, [tool, "-L"]),))
 
 
 def nvidia_queries(recorder: Recorder, tool: str, fields: list[str], extra=()) -> list[int]:
@@ -44,7 +45,7 @@ def nvidia_queries(recorder: Recorder, tool: str, fields: list[str], extra=()) -
     again)."""
     def query_gpus():
         for _ in range(4):
-            result = recorder.command("nvidia-smi-query-gpu", [tool, "--query-gpu=" + ",".join(fields), CSV])
+            result = recorder.command(NVIDIA_SMI_QUERY_KEY, [tool, "--query-gpu=" + ",".join(fields), CSV])
             unknown = nvidia_smi.invalid_field(result.stdout + result.stderr)
             if result.error or unknown not in fields:
                 return result
@@ -53,7 +54,7 @@ def nvidia_queries(recorder: Recorder, tool: str, fields: list[str], extra=()) -
 
     gpus, apps, *_ = recorder.side_by_side(
         query_gpus,
-        lambda: recorder.command("nvidia-smi-compute-apps",
+        lambda: recorder.command(NVIDIA_SMI_APPS_KEY,
                                  [tool, "--query-compute-apps=" + ",".join(nvidia_smi.APP_FIELDS), CSV]),
         *(lambda key=key, argv=argv: recorder.command(key, argv) for key, argv in extra))
     if gpus.error or gpus.timed_out:
@@ -66,15 +67,15 @@ def _amd(recorder: Recorder) -> list[int]:
     results = dict(zip(AMD_COMMANDS, recorder.side_by_side(*(
         lambda key=key, argv=argv: recorder.command(key, [resolve(argv[0], env) or argv[0], *argv[1:]], env=dict(env))
         for key, argv in AMD_COMMANDS.items()))))
-    return ([p["pid"] for p in parse_process(results["amd-smi-process-json"].stdout)]
-            + [p["pid"] for p in parse_rocm_smi_live(results["rocm-smi-live-json"].stdout)["processes"]])
+    return ([p["pid"] for p in parse_process(results[AMD_SMI_PROCESS_KEY].stdout)]
+            + [p["pid"] for p in parse_rocm_smi_live(results[ROCM_SMI_LIVE_KEY].stdout)["processes"]])
 
 
 def _sysfs(recorder: Recorder) -> None:
-    for entry in recorder.list_dir(DRM).entries or []:
+    for entry in recorder.list_dir(DRM_DIR).entries or []:
         if re.fullmatch(r"card\d+", entry):
-            device = f"{DRM}/{entry}/device"
-            if parse_uevent(recorder.read_file(f"{device}/uevent").content or "")["driver"] == "amdgpu":
+            device = f"{DRM_DIR}/{entry}/device"
+            if parse_uevent(recorder.read_file(f"{device}/{CARD_UEVENT}").content or "")["driver"] == "amdgpu":
                 for name in CARD_FILES:
                     recorder.read_file(f"{device}/{name}")
 
@@ -87,14 +88,14 @@ def record_parents(recorder: Recorder, pids: list[int], cap: int = FILE_CAP) -> 
             if pid in seen or pid <= 1 or pid == own:
                 break
             seen.add(pid)
-            status = parse_proc_status(recorder.read_file(f"/proc/{pid}/status", cap).content or "")
+            status = parse_proc_status(recorder.read_file(PID_STATUS_FILE.format(pid=pid), cap).content or "")
             if status["ppid"] is None:
                 break
             pid = status["ppid"]
 
 
 def collect(recorder: Recorder) -> None:
-    recorder.put("gpu.live.self", {"pid": os.getpid(), "started": runner.started_pids()})
+    recorder.put(LIVE_SELF_KEY, {"pid": os.getpid(), "started": runner.started_pids()})
     if recorder.context.platform_os not in ("linux", "wsl"):
         _nvidia(recorder)
         return

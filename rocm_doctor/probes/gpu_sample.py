@@ -13,6 +13,7 @@ import time
 from typing import Callable, Mapping
 
 from rocm_doctor.engine import runner
+from rocm_doctor.facts.keys import AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY, LIVE_SELF_KEY, ROCM_SMI_LIVE_KEY
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.parsers.amd_smi_live import parse_process
 from rocm_doctor.parsers.rocm_smi_live import parse_rocm_smi_live
@@ -41,7 +42,7 @@ def sampler(env: Mapping[str, str], platform_os: str, timeout_s: float = TIMEOUT
         observations = Observations()
         recorder = Recorder(observations, ProbeContext(python="", python_reason="", platform_os=platform_os, env=env,
                                                        command_timeout_s=timeout_s, deadline=started + timeout_s))
-        recorder.put("gpu.live.self", {"pid": os.getpid(), "started": runner.started_pids()})
+        recorder.put(LIVE_SELF_KEY, {"pid": os.getpid(), "started": runner.started_pids()})
         asked = nvidia or not any(amd.values())
         on_nvidia, on_amd = recorder.side_by_side(
             lambda: nvidia_queries(recorder, nvidia or "nvidia-smi", fields) if asked else [],
@@ -56,13 +57,13 @@ def sampler(env: Mapping[str, str], platform_os: str, timeout_s: float = TIMEOUT
 
 def _amd(recorder: Recorder, tools: dict, env: dict) -> list[int]:
     """rocm-smi's one query (use, memory, pids) where it is installed, else amd-smi's metric and process lists."""
-    wanted = ["rocm-smi-live-json"] if tools.get("rocm-smi-live-json") else [
-        key for key in ("amd-smi-metric-json", "amd-smi-process-json") if tools.get(key)]
+    wanted = [ROCM_SMI_LIVE_KEY] if tools.get(ROCM_SMI_LIVE_KEY) else [
+        key for key in (AMD_SMI_METRIC_KEY, AMD_SMI_PROCESS_KEY) if tools.get(key)]
     results = dict(zip(wanted, recorder.side_by_side(
         *(lambda key=key: recorder.command(key, [tools[key], *AMD_COMMANDS[key][1:]], env=env) for key in wanted))))
     pids = []
-    if "rocm-smi-live-json" in results:
-        pids += [p["pid"] for p in parse_rocm_smi_live(results["rocm-smi-live-json"].stdout)["processes"]]
-    if "amd-smi-process-json" in results:
-        pids += [p["pid"] for p in parse_process(results["amd-smi-process-json"].stdout)]
+    if ROCM_SMI_LIVE_KEY in results:
+        pids += [p["pid"] for p in parse_rocm_smi_live(results[ROCM_SMI_LIVE_KEY].stdout)["processes"]]
+    if AMD_SMI_PROCESS_KEY in results:
+        pids += [p["pid"] for p in parse_process(results[AMD_SMI_PROCESS_KEY].stdout)]
     return pids

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 
-from rocm_doctor.facts.keys import FIRMWARE_DIRS, MODPROBE_DIRS
+from rocm_doctor.facts.keys import DKMS_STATUS_KEY, FIRMWARE_DIRS, MODINFO_KEY, MODPROBE_DIRS, SECURE_BOOT_KEY
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux",)  # WSL has no amdgpu: the GPU is reached through /dev/dxg
 COMMANDS = {
-    "mokutil-sb-state": ["mokutil", "--sb-state"],
-    "dkms-status": ["dkms", "status"],
-    "modinfo-amdgpu": ["modinfo", "amdgpu"],
+    SECURE_BOOT_KEY: ["mokutil", "--sb-state"],
+    DKMS_STATUS_KEY: ["dkms", "status"],
+    MODINFO_KEY: ["modinfo", "amdgpu"],
 }  # the kernel log is read by probes/kernel_log.py (older snapshots hold `dmesg --level=err,warn` as dmesg-warnings)
 MAX_CONF_FILES = 64
 

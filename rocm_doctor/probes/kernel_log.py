@@ -6,14 +6,15 @@ and so is a command that stops early: its exit status and the lines it printed a
 
 from __future__ import annotations
 
+from rocm_doctor.facts.keys import DMESG_KEY, JOURNAL_KEY
 from rocm_doctor.parsers.gpu_events import messages
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux",)
 JOURNAL_LINES = 5000  # the end of this boot, kept under the recorder's 1 MB output cap
-JOURNAL = ("journalctl-kernel",
+JOURNAL = (JOURNAL_KEY,
            ["journalctl", "-k", "-b", "--no-pager", "-o", "short-monotonic", "-n", str(JOURNAL_LINES)])
-DMESG = ("dmesg-kernel", ["dmesg"])
+DMESG = (DMESG_KEY, ["dmesg"])
 
 
 def collect(recorder: Recorder) -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rocm_doctor.facts.keys import KFD_NODES_DIR as NODES_DIR
+from rocm_doctor.facts.keys import KFD_NODES_DIR as NODES_DIR, NODE_FILES
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-NODE_FILES = ("properties", "name", "gpu_id")
 
 
 def collect(recorder: Recorder) -> None:

@@ -7,11 +7,12 @@ import errno
 import os
 import stat
 
-from rocm_doctor.facts.keys import DEVICE_GROUPS, LINUX_DEVICE_ACCESS, LINUX_GROUPS
+from rocm_doctor.facts.keys import (AMDGPU_INITSTATE_FILE, AMDGPU_MODULE_DIR, AMDGPU_VERSION_FILE, DEVICE_GROUPS,
+                                    DRI_DIR, KERNEL_CMDLINE_FILE, LINUX_DEVICE_ACCESS, LINUX_GROUPS)
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-FILES = ("/sys/module/amdgpu/version", "/sys/module/amdgpu/initstate", "/proc/cmdline")
+FILES = (AMDGPU_VERSION_FILE, AMDGPU_INITSTATE_FILE, KERNEL_CMDLINE_FILE)
 
 
 def _group_name(gid: int) -> str | None:
@@ -81,10 +82,10 @@ def groups() -> dict:
 
 
 def collect(recorder: Recorder) -> None:
-    dri = recorder.list_dir("/dev/dri")
+    dri = recorder.list_dir(DRI_DIR)
     paths = ["/dev/kfd", "/dev/dxg"] + [f"/dev/dri/{e}" for e in dri.entries or [] if e.startswith("renderD")]
     recorder.put(LINUX_DEVICE_ACCESS, {path: device_access(path) for path in paths})
     recorder.put(LINUX_GROUPS, groups())
-    recorder.list_dir("/sys/module/amdgpu")
+    recorder.list_dir(AMDGPU_MODULE_DIR)
     for path in FILES:
         recorder.read_file(path)

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
+from rocm_doctor.facts.keys import MIOPEN_DIRS_KEY as KEY
 from rocm_doctor.probes._base import Recorder
 
-KEY = "miopen.dirs"
 VARIABLES = {
     "MIOPEN_USER_DB_PATH": (".config", "miopen"),
     "MIOPEN_CUSTOM_CACHE_DIR": (".cache", "miopen"),

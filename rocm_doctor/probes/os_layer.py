@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 
-from rocm_doctor.facts.keys import OS_RELEASE, SHM_KEY
+from rocm_doctor.facts.keys import CONTAINER_FILES, LDD_KEY, OS_RELEASE, SHM_KEY
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
-CONTAINER_FILES = ("/.dockerenv", "/run/.containerenv", "/proc/1/cgroup")
 
 
 def _shm_size() -> dict:
@@ -25,7 +24,7 @@ def collect(recorder: Recorder) -> None:
     for path in OS_RELEASE:
         if recorder.read_file(path, cap=64_000).exists:
             break
-    recorder.command("ldd-version", ["ldd", "--version"])
+    recorder.command(LDD_KEY, ["ldd", "--version"])
     for path in CONTAINER_FILES:
         recorder.read_file(path, cap=64_000)
     recorder.put(SHM_KEY, _shm_size())

@@ -3,7 +3,7 @@ files), and the ROCm folders already under /opt."""
 
 from __future__ import annotations
 
-from rocm_doctor.facts.keys import REPO_DIRS
+from rocm_doctor.facts.keys import OPT_DIR, REPO_DIRS
 from rocm_doctor.probes._base import Recorder
 
 PLATFORMS = ("linux", "wsl")
@@ -15,4 +15,4 @@ def collect(recorder: Recorder) -> None:
         listing = recorder.list_dir(folder)
         for name in [e for e in listing.entries or [] if e.endswith(suffixes)][:MAX_FILES]:
             recorder.read_file(f"{folder}/{name}", cap=128_000)
-    recorder.list_dir("/opt")
+    recorder.list_dir(OPT_DIR)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from rocm_doctor.facts.keys import LSPCI_KEY, PCI_SYSFS_KEY, WMI_VIDEO_KEY
 from rocm_doctor.probes._base import Recorder
 
 SYSFS_PCI = "/sys/bus/pci/devices"
@@ -55,12 +56,12 @@ def sysfs_display_devices(root: str = SYSFS_PCI) -> list[dict]:
 def collect(recorder: Recorder) -> None:
     platform_os = recorder.context.platform_os
     if platform_os in ("linux", "wsl"):
-        recorder.put("pci.sysfs", sysfs_display_devices())
+        recorder.put(PCI_SYSFS_KEY, sysfs_display_devices())
         if shutil.which("lspci"):
-            recorder.command("lspci", ["lspci", "-nn", "-D"])
+            recorder.command(LSPCI_KEY, ["lspci", "-nn", "-D"])
     elif platform_os == "windows":
         recorder.command(
-            "wmi-video-controllers",
+            WMI_VIDEO_KEY,
             ["powershell", "-NoProfile", "-NonInteractive", "-Command", WMI_QUERY],
             timeout=20,
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import glob
 import os
 
-from rocm_doctor.facts.keys import ROCM_LIBS_KEY as KEY
+from rocm_doctor.facts.keys import OPT_DIR, ROCM_LIBS_KEY as KEY
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.rocm_paths import roots
 
@@ -39,7 +39,7 @@ def folders(python: str, env, opt_entries: list[str]) -> list[dict]:
 
 
 def collect(recorder: Recorder) -> None:
-    opt = recorder.list_dir("/opt")
+    opt = recorder.list_dir(OPT_DIR)
     listed = folders(recorder.context.python, recorder.context.env, opt.entries or [])
     for folder in listed:
         recorder.list_dir(folder["path"])

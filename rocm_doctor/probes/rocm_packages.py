@@ -3,7 +3,8 @@ its alternatives entry point (`ls -ld`), and the firmware versions rocm-smi and 
 
 from __future__ import annotations
 
-from rocm_doctor.facts.keys import AMD_SMI_FIRMWARE_KEY, FIRMWARE_KEY, LINK_PATHS
+from rocm_doctor.facts.keys import (AMD_SMI_FIRMWARE_KEY, DPKG_PACKAGES_KEY, FIRMWARE_KEY, LINK_PATHS, LS_OPT_ROCM_KEY,
+                                    RPM_PACKAGES_KEY)
 from rocm_doctor.probes._base import Recorder
 from rocm_doctor.probes.amd_tools import resolve
 
@@ -19,9 +20,9 @@ PATTERNS = ("rocm*", "hip*", "rocblas*", "rocsolver*", "rocfft*", "rocrand*", "r
 DPKG_FORMAT = "${Package} ${Version} ${db:Status-Abbrev}\n"
 RPM_FORMAT = "%{NAME} %{VERSION}-%{RELEASE}\n"
 COMMANDS = {
-    "dpkg-rocm-packages": ["dpkg-query", "-W", "-f", DPKG_FORMAT, *PATTERNS],
-    "rpm-rocm-packages": ["rpm", "-qa", "--qf", RPM_FORMAT, *PATTERNS],
-    "ls-opt-rocm": ["ls", "-ld", *LINK_PATHS],
+    DPKG_PACKAGES_KEY: ["dpkg-query", "-W", "-f", DPKG_FORMAT, *PATTERNS],
+    RPM_PACKAGES_KEY: ["rpm", "-qa", "--qf", RPM_FORMAT, *PATTERNS],
+    LS_OPT_ROCM_KEY: ["ls", "-ld", *LINK_PATHS],
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from rocm_doctor.facts.keys import ROCM_PATHS_KEY as KEY
+from rocm_doctor.facts.keys import OPT_DIR, ROCM_PATHS_KEY as KEY
 from rocm_doctor.knowledge.env_catalog import role
 from rocm_doctor.probes._base import Recorder
 
@@ -33,7 +33,7 @@ def describe_root(recorder: Recorder, path: str) -> dict:
 
 def collect(recorder: Recorder) -> None:
     env = recorder.context.env
-    opt = recorder.list_dir("/opt")
+    opt = recorder.list_dir(OPT_DIR)
     entries = {
         variable: [{"entry": e, "exists": os.path.isdir(e), "realpath": os.path.realpath(e) if os.path.isdir(e) else None}
                    for e in (env.get(variable) or "").split(os.pathsep) if e]

@@ -8,13 +8,11 @@ import json
 from typing import Iterable, Optional
 
 from rocm_doctor.facts.command import CommandResult
+from rocm_doctor.facts.keys import (AMDGPU_MODULE_DIR, KFD_NODES_DIR as KFD_NODES, NODE_PROPERTIES, PCI_SYSFS_KEY,
+                                    TORCH_PROBE_KEY)
 from rocm_doctor.facts.observations import FileRecord, Observations
+from rocm_doctor.probes.amd_tools import LINUX_COMMANDS as AMD_TOOLS
 
-AMD_TOOLS = {"hipconfig-full": ["hipconfig", "--full"], "hipconfig-version": ["hipconfig", "--version"],
-             "rocminfo": ["rocminfo"], "rocm-smi-json": ["rocm-smi", "--showproductname", "--showhw", "--json"],
-             "amd-smi-static-json": ["amd-smi", "static", "--json"], "amd-smi-list-json": ["amd-smi", "list", "--json"],
-             "rocm-agent-enumerator": ["rocm_agent_enumerator"], "amdgpu-arch": ["amdgpu-arch"]}
-KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 PYTHON = "/home/user/venv/bin/python"
 
 
@@ -54,7 +52,7 @@ def observations(commands: Optional[dict] = None, pci: Iterable[tuple] = (), kfd
     for key, argv in AMD_TOOLS.items():
         value = given.pop(key, None)
         if value is None:
-            obs.add_command(key, CommandResult(argv=argv, error="not found"))
+            obs.add_command(key, CommandResult(argv=list(argv), error="not found"))
         else:
             stdout, code = value if isinstance(value, tuple) else (value, 0)
             obs.add_command(key, CommandResult(argv=[f"/opt/rocm/bin/{argv[0]}", *argv[1:]], returncode=code,
@@ -62,15 +60,15 @@ def observations(commands: Optional[dict] = None, pci: Iterable[tuple] = (), kfd
     for key, stdout in given.items():
         obs.add_command(key, CommandResult(argv=[key], returncode=0, stdout=stdout))
     if torch is not None:
-        obs.add_command("torch-probe", CommandResult(argv=[PYTHON, "_torch_child.py"], returncode=0, stdout=torch))
-    obs.add_probe("pci.sysfs", [{"slot": slot, "class": "0x030000", "vendor": "0x1002", "device": device,
+        obs.add_command(TORCH_PROBE_KEY, CommandResult(argv=[PYTHON, "_torch_child.py"], returncode=0, stdout=torch))
+    obs.add_probe(PCI_SYSFS_KEY, [{"slot": slot, "class": "0x030000", "vendor": "0x1002", "device": device,
                                  "driver": driver} for slot, device, driver in pci])
     if kfd is not None:
         obs.add_file(FileRecord(KFD_NODES, exists=True, entries=[str(i) for i in range(len(kfd))]))
         for i, text in enumerate(kfd):
-            obs.add_file(FileRecord(f"{KFD_NODES}/{i}/properties", exists=True, content=text))
+            obs.add_file(FileRecord(f"{KFD_NODES}/{i}/{NODE_PROPERTIES}", exists=True, content=text))
     if amdgpu_loaded is not None:
-        obs.add_file(FileRecord("/sys/module/amdgpu", exists=amdgpu_loaded, entries=[] if amdgpu_loaded else None))
+        obs.add_file(FileRecord(AMDGPU_MODULE_DIR, exists=amdgpu_loaded, entries=[] if amdgpu_loaded else None))
     for key, value in (probes or {}).items():
         obs.add_probe(key, value)
     return obs
