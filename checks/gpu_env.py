@@ -1,7 +1,7 @@
 """GPU library environment: logging and debug switches left on (data/env_catalog.json), MIOpen folders, and the
 caching-allocator config.
 
-Pure functions of facts.env (and the miopen.dirs probe record for the folders).
+Pure functions of facts.env (and miopen.dirs for the folders).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains
-from rocm_doctor.facts.keys import TORCH_FLAVOUR
+from rocm_doctor.facts.keys import MIOPEN_DIRS_KEY, TORCH_FLAVOUR
 from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers.alloc_conf import parse_alloc_conf
 from rocm_doctor.parsers.env_grammar import is_on
@@ -77,9 +77,7 @@ class MiopenDbNotWritable(Check):
     severity = Severity.MEDIUM
 
     def run(self, facts):
-        dirs = facts.get("miopen.dirs")
-        if dirs is None:
-            dirs = (getattr(facts.observations, "probes", None) or {}).get("miopen.dirs")
+        dirs = facts.get(MIOPEN_DIRS_KEY)
         if not isinstance(dirs, dict) or not dirs:
             return self.skip("the MIOpen folders were not probed (no HOME and no MIOPEN_* variable, or an old snapshot)")
         explicit = any(info.get("source") == "env" for info in dirs.values())

@@ -156,7 +156,7 @@ VSWHERE_VC_KEY = "vswhere-vctools"
 # --- Facts, by the interpreter that owns each (rocm_doctor/interpret/<owner>.py) ---
 # Checks, interpreters and everything else name a fact by these constants, never by its spelling
 # (tests/test_fact_keys.py). A fact read from the probe value of the same name uses that value's constant above:
-# DEVICE_MAP_KEY, LOG_KEY, ONLINE_INDEX_KEY, ROCM_PATHS_KEY.
+# DEVICE_MAP_KEY, LOG_KEY, MIOPEN_DIRS_KEY, ONLINE_INDEX_KEY, ROCM_PATHS_KEY.
 
 # run_env: the environment checks judge (Facts.env reads it, so every other interpreter runs after run_env).
 RUN_ENV = "run.env"
@@ -175,7 +175,7 @@ PLATFORM_WINDOWS_BUILD = "platform.windows_build"
 PLATFORM_OS_RELEASE = "platform.os_release"
 GPU_PCI = "gpu.pci"
 
-# amd_derived (and ROCM_PATHS_KEY, LOG_KEY)
+# amd_derived (and ROCM_PATHS_KEY, MIOPEN_DIRS_KEY, LOG_KEY)
 ROCM_LIBRARIES = "rocm.libraries"
 SHELL_RC_LINES = "shell.rc_lines"
 
@@ -301,6 +301,7 @@ FACTS = {
     RUN_ENV: "run_env",
     PLATFORM_PREFIX + "*": "platform_facts", GPU_PCI: "platform_facts",
     ROCM_LIBRARIES: "amd_derived", ROCM_PATHS_KEY: "amd_derived", SHELL_RC_LINES: "amd_derived", LOG_KEY: "amd_derived",
+    MIOPEN_DIRS_KEY: "amd_derived",
     AMDGPU_ARCH_TARGETS: "amd_tools", HIP_CONFIG: "amd_tools", HIP_VERSION: "amd_tools",
     ROCM_AGENT_ENUMERATOR_TARGETS: "amd_tools", ROCMINFO_AGENTS: "amd_tools", ROCMINFO_STATUS: "amd_tools",
     SMI_DEVICES: "amd_tools", SMI_PROBLEMS: "amd_tools", TOOLS_GARBLED: "amd_tools",

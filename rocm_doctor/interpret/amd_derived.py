@@ -1,12 +1,13 @@
-"""Facts from the rocm_paths, rocm_libs and shell_rc probes and from `check --log`: rocm.paths, rocm.libraries,
-shell.rc_lines, user.log. Pure."""
+"""Facts from the rocm_paths, rocm_libs, shell_rc and miopen_dirs probes and from `check --log`: rocm.paths,
+rocm.libraries, shell.rc_lines, miopen.dirs, user.log. Pure."""
 
 from __future__ import annotations
 
 import re
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import LOG_KEY, ROCM_LIBRARIES, ROCM_LIBS_KEY, ROCM_PATHS_KEY, SHELL_RC_KEY, SHELL_RC_LINES
+from rocm_doctor.facts.keys import (LOG_KEY, MIOPEN_DIRS_KEY, ROCM_LIBRARIES, ROCM_LIBS_KEY, ROCM_PATHS_KEY, SHELL_RC_KEY,
+                                    SHELL_RC_LINES)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.knowledge.store import load
 
@@ -55,6 +56,7 @@ def interpret(observations: Observations, facts: Facts) -> None:
         (ROCM_PATHS_KEY, ROCM_PATHS_KEY, lambda v: _paths(v, observations.env)),
         (ROCM_LIBRARIES, ROCM_LIBS_KEY, lambda v: _libraries(observations, v)),
         (SHELL_RC_LINES, SHELL_RC_KEY, list),
+        (MIOPEN_DIRS_KEY, MIOPEN_DIRS_KEY, dict),
         (LOG_KEY, LOG_KEY, dict),
     ):
         value = probes.get(probe)
