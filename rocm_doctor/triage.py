@@ -12,7 +12,9 @@ from typing import Iterable
 from rocm_doctor.diagnose import replay
 from rocm_doctor.facts.command import CommandResult
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import LOG_KEY, PASTE_KEY
+from rocm_doctor.facts.keys import (AMD_SMI_STATIC_KEY, CLINFO_KEY, DEVICE_QUERY_KEY, DMESG_KEY, HIPCONFIG_FULL_KEY,
+                                    HIPINFO_COMMAND_KEY, LOG_KEY, NVIDIA_SMI_TABLE_KEY, PASTE_KEY, ROCM_SMI_KEY,
+                                    ROCMINFO_KEY)
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.knowledge.store import load
 from rocm_doctor.parsers import paste, paste_tools
@@ -20,10 +22,10 @@ from rocm_doctor.parsers.paste_programs import parse_programs
 from rocm_doctor.report.model import Report
 
 SYSTEMS = {"linux": "Linux", "wsl": "Linux", "windows": "Windows"}
-KERNEL_LOG = "dmesg-kernel"
-ARGV = {KERNEL_LOG: ["dmesg"], "rocminfo": ["rocminfo"], "hipconfig-full": ["hipconfig", "--full"], "rocm-smi-json": ["rocm-smi"],
-        "amd-smi-static-json": ["amd-smi", "static"], "hipinfo": ["hipInfo"], "nvidia-smi": ["nvidia-smi"],
-        "devicequery": ["deviceQuery"], "clinfo": ["clinfo"]}  # what printed each pasted output
+ARGV = {DMESG_KEY: ["dmesg"], ROCMINFO_KEY: ["rocminfo"], HIPCONFIG_FULL_KEY: ["hipconfig", "--full"],
+        ROCM_SMI_KEY: ["rocm-smi"], AMD_SMI_STATIC_KEY: ["amd-smi", "static"], HIPINFO_COMMAND_KEY: ["hipInfo"],
+        NVIDIA_SMI_TABLE_KEY: ["nvidia-smi"], DEVICE_QUERY_KEY: ["deviceQuery"],
+        CLINFO_KEY: ["clinfo"]}  # what printed each pasted output
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")
 
 
@@ -47,7 +49,7 @@ def read(pastes: Iterable[tuple[str, bytes]]) -> list[dict]:
         cleaned = paste.clean(decoded, message_words())
         tools = paste_tools.tool_outputs(cleaned["text"])
         if paste_tools.has_kernel_log(decoded):
-            tools[KERNEL_LOG] = decoded  # the kernel log's parser reads journalctl's and dmesg's own prefixes
+            tools[DMESG_KEY] = decoded  # the kernel log's parser reads journalctl's and dmesg's own prefixes
         out.append({"path": path, "text": cleaned["text"], "programs": cleaned["programs"], "tools": tools})
     return out
 

@@ -8,7 +8,8 @@ from their package. Imports by name at run time (importlib) are not seen.
 
 The rules:
 - LAYERS, lowest first: a module imports only from its own layer and the layers below it.
-- parsers import only parsers: text in, data out, knowing nothing of observations or facts.
+- parsers import only parsers and the key registry (facts/keys.py, constants and nothing else): text in, data out,
+  knowing nothing of observations or facts but the names a paste's tool outputs are recorded under.
 - facts import only facts, parsers and the package root (for `__version__`); the root itself imports nothing.
 - checks import only engine, facts, knowledge and parsers: they are pure, and steps are engine data.
 - no module below the checks but the engine imports the check registry: a stage reaching for checks by name
@@ -50,7 +51,9 @@ LAYERS = [
     ("testing", {"testing"}),
     ("cli", {"cli", "__main__"}),
 ]
+KEY_REGISTRY = f"{ROOT}.facts.keys"  # constants only, importing nothing of the package: below every layer
 MODULE_LAYERS = {
+    KEY_REGISTRY: "base",
     f"{ROOT}.distributed.fleet": "history",  # compares the nodes' reports
     f"{ROOT}.distributed.__main__": "cli",  # the torchrun entry point
 }
@@ -82,8 +85,10 @@ def home(module: str) -> str:
 RULES = [
     ("a module imports only from its own layer and those below it (LAYERS)",
      lambda m: True, lambda m, t: RANK[layer(t)] <= RANK[layer(m)]),
-    ("parsers import only parsers",
-     lambda m: package(m) == "parsers", lambda m, t: package(t) == "parsers"),
+    ("parsers import only parsers and the key registry",
+     lambda m: package(m) == "parsers", lambda m, t: package(t) == "parsers" or t == KEY_REGISTRY),
+    ("the key registry imports nothing of the package",
+     lambda m: m == KEY_REGISTRY, lambda m, t: False),
     ("facts import only facts, parsers and the package root",
      lambda m: package(m) == "facts", lambda m, t: package(t) in ("facts", "parsers") or t == ROOT),
     ("the package root imports nothing",

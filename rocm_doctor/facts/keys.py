@@ -153,6 +153,13 @@ HIPINFO_COMMAND_KEY = "hipinfo"
 VSWHERE_KEY = "vswhere"
 VSWHERE_VC_KEY = "vswhere-vctools"
 
+# triage: the tool outputs cut from a pasted log (parsers/paste_tools.py) are recorded as the commands that print
+# them; beside the keys above (ROCMINFO_KEY, HIPCONFIG_FULL_KEY, ROCM_SMI_KEY, AMD_SMI_STATIC_KEY,
+# HIPINFO_COMMAND_KEY, DMESG_KEY), the NVIDIA and OpenCL tools only a paste shows.
+NVIDIA_SMI_TABLE_KEY = "nvidia-smi"
+DEVICE_QUERY_KEY = "devicequery"
+CLINFO_KEY = "clinfo"
+
 # --- Facts, by the interpreter that owns each (rocm_doctor/interpret/<owner>.py) ---
 # Checks, interpreters and everything else name a fact by these constants, never by its spelling
 # (tests/test_fact_keys.py). A fact read from the probe value of the same name uses that value's constant above:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.facts.keys import AMD_SMI_STATIC_KEY, CLINFO_KEY, DEVICE_QUERY_KEY, NVIDIA_SMI_TABLE_KEY
 from rocm_doctor.parsers import gfx as gfxlib
 from rocm_doctor.parsers.amd_smi import parse_amd_smi
 from rocm_doctor.parsers.cuda_driver import SMI_HEADER
@@ -102,8 +103,8 @@ def parse_tables(text: str | None) -> dict:
     from the nvidia-smi, amd-smi, deviceQuery and clinfo outputs `text` holds."""
     out: dict = {"gpus": [], "drivers": []}
     tools = tool_outputs(text or "")
-    for key, read in (("nvidia-smi", _nvidia_smi), ("amd-smi-static-json", _amd_smi), ("devicequery", _device_query),
-                      ("clinfo", _clinfo)):
+    for key, read in ((NVIDIA_SMI_TABLE_KEY, _nvidia_smi), (AMD_SMI_STATIC_KEY, _amd_smi),
+                      (DEVICE_QUERY_KEY, _device_query), (CLINFO_KEY, _clinfo)):
         if key in tools:
             read("\n".join(line[:MAX_LINE] for line in tools[key].splitlines()), out)
     return out

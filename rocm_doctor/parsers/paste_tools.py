@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import re
 
+from rocm_doctor.facts.keys import (AMD_SMI_STATIC_KEY, CLINFO_KEY, DEVICE_QUERY_KEY, HIPCONFIG_FULL_KEY,
+                                    HIPINFO_COMMAND_KEY, NVIDIA_SMI_TABLE_KEY, ROCM_SMI_KEY, ROCMINFO_KEY)
+
 # command key (as the probes record it) → (first line, last line or None: to the next tool or the end)
 TOOLS = {
-    "rocminfo": (re.compile(r"^(?:WSL environment detected\.|ROCk module(?: version [\w.-]+)? is (?:NOT )?loaded"
+    ROCMINFO_KEY: (re.compile(r"^(?:WSL environment detected\.|ROCk module(?: version [\w.-]+)? is (?:NOT )?loaded"
                             r"|HSA System Attributes\s*$)"), re.compile(r"^\*\*\* Done \*\*\*")),
-    "hipconfig-full": (re.compile(r"^HIP version\s*:\s*\d"), re.compile(r"^== Linux Kernel|^== Windows")),
-    "rocm-smi-json": (re.compile(r"^=+ ROCm System Management Interface =+"), re.compile(r"^=+ End of ROCm SMI Log =+")),
-    "amd-smi-static-json": (re.compile(r"^GPU: \d+\s*$|^\|\s*AMD-SMI \S+\s+amdgpu version"), None),
-    "hipinfo": (re.compile(r"^device#\s+\d+\s*$"), None),
-    "nvidia-smi": (re.compile(r"^\|?\s*NVIDIA-SMI \d[\d.]*\s+Driver Version"), None),
-    "devicequery": (re.compile(r"^\s*CUDA Device Query \(Runtime API\)"), re.compile(r"^Result = ")),
-    "clinfo": (re.compile(r"^\s*Number of platforms\b|^\s*Device Type:\s+CL_DEVICE_TYPE_"), None),
+    HIPCONFIG_FULL_KEY: (re.compile(r"^HIP version\s*:\s*\d"), re.compile(r"^== Linux Kernel|^== Windows")),
+    ROCM_SMI_KEY: (re.compile(r"^=+ ROCm System Management Interface =+"), re.compile(r"^=+ End of ROCm SMI Log =+")),
+    AMD_SMI_STATIC_KEY: (re.compile(r"^GPU: \d+\s*$|^\|\s*AMD-SMI \S+\s+amdgpu version"), None),
+    HIPINFO_COMMAND_KEY: (re.compile(r"^device#\s+\d+\s*$"), None),
+    NVIDIA_SMI_TABLE_KEY: (re.compile(r"^\|?\s*NVIDIA-SMI \d[\d.]*\s+Driver Version"), None),
+    DEVICE_QUERY_KEY: (re.compile(r"^\s*CUDA Device Query \(Runtime API\)"), re.compile(r"^Result = ")),
+    CLINFO_KEY: (re.compile(r"^\s*Number of platforms\b|^\s*Device Type:\s+CL_DEVICE_TYPE_"), None),
 }
 _STARTS = [start for start, _ in TOOLS.values()]
 # a kernel log: dmesg's stamp, journalctl's "kernel:", or the drivers' own prefixes
