@@ -5,9 +5,9 @@ from __future__ import annotations
 from rocm_doctor.checks.gpu_env import logging_switch
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.facts.command import signal_name
-from rocm_doctor.facts.keys import SMI_PROBLEMS
+from rocm_doctor.facts.keys import SMI_PROBLEMS, TORCH_PROBE_KEY
 
-OWN_CHILDREN = ("torch-probe",)  # judged by their own checks
+OWN_CHILDREN = (TORCH_PROBE_KEY,)  # judged by their own checks
 # Tools that talk to the GPU driver: one of them that hangs may be waiting on the driver, which the kernel log can
 # show. The others (journalctl, dpkg-query, systemctl, mokutil, ...) wait on something else.
 GPU_TOOLS = ("rocminfo", "rocm-smi", "amd-smi", "nvidia-smi", "hipinfo", "rocm_agent_enumerator", "clinfo")
