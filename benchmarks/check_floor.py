@@ -2,9 +2,11 @@
 torch.cuda.is_available()`) in the same interpreter, alternating, so that a machine others are loading slows both.
 
 Usage: python benchmarks/check_floor.py ROUNDS PYTHON TREE [TREE ...]
-Each TREE is a checkout run with `python -m rocm_doctor` from its root (a fresh clone runs as it is). Each round
-runs the floor and every tree once, in an order that rotates by round; printed: every round, then per tree the
-median, smallest and largest of (check - floor of the same round).
+Each TREE is a checkout run with `python -m rocm_doctor` from its root, its modules compiled to bytecode first, as
+`pip install` compiles them (a machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile all of them again
+in every run, where torch's were compiled when it was installed). Each round runs the floor and every tree once, in
+an order that rotates by round; printed: every round, then per tree the median, smallest and largest of (check -
+floor of the same round).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ def main(rounds: int, python: str, trees: list[str]) -> None:
     commands = {"floor": ([python, "-c", "import torch; torch.cuda.is_available()"], "/")}
     commands.update({tree: ([python, "-m", "rocm_doctor", "check", "--no-gpu"], tree) for tree in trees})
     names = list(commands)
+    for tree in trees:
+        subprocess.run([python, "-m", "compileall", "-q", "rocm_doctor", "checks", "data"], cwd=tree, check=True)
     times: dict[str, list[float]] = {name: [] for name in names}
     for index in range(rounds):
         for name in names[index % len(names):] + names[:index % len(names)]:

@@ -172,3 +172,24 @@ def test_a_child_that_leaves_the_tools_process_group_ends_with_the_tool(tmp_path
     finally:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polling"])
+def test_the_wait_ends_with_the_child_or_says_it_ran_past_its_time(monkeypatch, pidfd):
+    from rocm_doctor.engine import runner
+
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            runner._wait_for_exit(slow, 0.05)
+        assert slow.returncode is None
+    finally:
+        slow.kill()
+        slow.wait()
+    quick = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    runner._wait_for_exit(quick, 30)
+    assert quick.returncode == 3
+    runner._wait_for_exit(quick, 30)  # already reaped: nothing to wait for
+    assert quick.returncode == 3
