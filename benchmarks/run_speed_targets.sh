@@ -3,8 +3,8 @@
 # is MODE:NAME: MODE `as` runs with the environment as provisioned, `pyc` with bytecode written to and read from a
 # cache folder (PYTHONDONTWRITEBYTECODE unset, PYTHONPYCACHEPREFIX set: what a normal pip install gives, where
 # every import reads compiled bytecode; a `pyc:compile` step fills the cache as pip does at install, else each pyc
-# step compiles what it is the first to import). NAME: check, nogpu, kernels, quick, full (the rocm-doctor
-# commands, --json, wall time, headline and findings at warn or above), compile (every module of the target's
+# step compiles what it is the first to import). NAME: check, nogpu, kernels, kernels-noprof, quick, full (the
+# rocm-doctor commands, --json, wall time, headline and findings at warn or above), compile (every module of the target's
 # site-packages and of rocm-doctor compiled to bytecode), tl-quick, tl-full, tl-kernels
 # (benchmarks/child_timeline.py: when each record of the child arrives), jitcache (the size of the CUDA driver's
 # compute cache, where it keeps machine code it compiled from PTX). Every output is kept in OUTDIR/results.tgz.
@@ -22,6 +22,7 @@ step() {
   local mode=${1%%:*} name=${1#*:} args
   case $name in
     check) args="check --no-history";; nogpu) args="check --no-gpu --no-history";; kernels) args="kernels";;
+    kernels-noprof) args="kernels --no-profile";;
     quick) args="bench --quick";; full) args="bench";;
     tl-*) local t0=$(date +%s%N)
           local what="bench ${name#tl-}"; [ "$name" = tl-kernels ] && what=kernels
