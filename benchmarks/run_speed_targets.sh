@@ -4,8 +4,8 @@
 # cache folder (PYTHONDONTWRITEBYTECODE unset, PYTHONPYCACHEPREFIX set: what a normal pip install gives, where
 # every import reads compiled bytecode; a `pyc:compile` step fills the cache as pip does at install, else each pyc
 # step compiles what it is the first to import). NAME: check, nogpu, kernels, kernels-noprof, quick, full (the
-# rocm-doctor commands, --json, wall time, headline and findings at warn or above), compile (every module of the target's
-# site-packages and of rocm-doctor compiled to bytecode), tl-quick, tl-full, tl-kernels
+# rocm-doctor commands, --json, wall time, headline and findings at warn or above), compile (every module of the
+# target's site-packages and of rocm-doctor compiled to bytecode), tl-quick, tl-full, tl-kernels
 # (benchmarks/child_timeline.py: when each record of the child arrives), jitcache (the size of the CUDA driver's
 # compute cache, where it keeps machine code it compiled from PTX). Every output is kept in OUTDIR/results.tgz.
 # Usage (from the repository root, on a machine whose python3 has a GPU build of torch):
