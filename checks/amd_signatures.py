@@ -70,7 +70,7 @@ class KnownErrorSignatures(Check):
                 message = f"{where}: '{match.line[:240]}' — {match.meaning}"
                 remediation = [f"See the {check} finding; rocm-doctor explain {check} describes it."]
                 if row.get("fix"):  # the message's own fix, for when that check cannot run (a paste alone)
-                    remediation.insert(0, fill(row["fix"], facts.get(LOG_MACHINE) or {}))
+                    remediation.insert(0, fill(row["fix"], facts.get(LOG_MACHINE) or {}, match.line))
                 if row.get("established") is False:
                     findings.append(self.info(f"{message}; the thread it was seen in established no cause, so it "
                                               "names none here.", subject=match.id, evidence=[match.line],

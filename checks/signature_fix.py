@@ -1,25 +1,42 @@
 """A known message's own fix text (data/error_signatures.json "fix"), with the values the log names filled in: the
-gfx target, the override of its family, the ROCm index whose wheels have code for it. Used where the check the
-message points to cannot run (a paste judged without its machine). Pure."""
+gfx target (the one the matched line names, else the log's first), the override of its family, the ROCm index whose
+wheels have code for it. Used where the check the message points to cannot run (a paste judged without its
+machine). Pure."""
 
 from __future__ import annotations
 
+import re
+
 from rocm_doctor.knowledge import overrides, wheels
+from rocm_doctor.parsers.gfx import base_gfx
+
+_GFX_WORD = re.compile(r"gfx[0-9a-f]+(?::[a-z0-9:+-]*)?")
+NOT_FOUND = "- [Not Found]"  # HIP's loader, under AMD_LOG_LEVEL, on each device target the binary has no code for
 
 UNKNOWN = {"gfx": "this GPU's gfx target (rocminfo names it)",
            "override": "the value of its family (rocm-doctor check on that machine names it)",
            "index": "a ROCm index whose wheels have its code"}
 
 
-def values(log: dict) -> dict:
-    """{gfx, override, index, rocm}: what the log names, or words saying how to find it out."""
-    targets = [t["gfx"] for t in (log or {}).get("targets") or []]
+def values(log: dict, line: str = "") -> dict:
+    """{gfx, override, index, rocm}: what the matched line or else the log names, or words saying how to find it
+    out. A line that names a target is about that one: "amdgcn-amd-amdhsa--gfx1036 - [Not Found]" on a machine whose
+    first GPU is a gfx1100 asks for gfx1036's code; a line that names none takes a target the loader listed as
+    not found, then the log's first."""
+    named = [gfx for gfx in map(base_gfx, _GFX_WORD.findall(line or "")) if gfx]
+    rows = (log or {}).get("targets") or []
+    missing = [t["gfx"] for t in rows if NOT_FOUND in str(t.get("line") or "")]  # the loader's list of what lacks code
+    targets = named or missing or [t["gfx"] for t in rows]
     gfx = targets[0] if targets else None
     out = dict(UNKNOWN)
     if gfx:
         native = wheels.native_indexes(gfx)
-        out.update(gfx=gfx, override=overrides.recommended(gfx) or f"none (no documented override runs {gfx} code "
-                                                                      "as another target)",
+        # the loader named the GPU without code, and the log names others: an override would move them all
+        others = sorted({t["gfx"] for t in rows} - set(missing)) if missing else []
+        override = (f"none (it applies to every GPU, and beside {gfx} this log names {', '.join(others)}: hide the "
+                    "GPU without code instead)" if others else overrides.recommended(gfx)
+                    or f"none (no documented override runs {gfx} code as another target)")
+        out.update(gfx=gfx, override=override,
                    index=(f"download.pytorch.org/whl/{native[-1]}" if native else
                           f"none on download.pytorch.org (TheRock's multi-arch wheels are the path for {gfx})"))
     rocm = ((log or {}).get("rocm") or (log or {}).get("hip") or [None])[0]
@@ -27,9 +44,10 @@ def values(log: dict) -> dict:
     return out
 
 
-def fill(text: str, log: dict) -> str:
-    """`text` with {gfx}, {override}, {index} and {rocm} replaced; an unknown placeholder is left as written."""
-    known = values(log)
+def fill(text: str, log: dict, line: str = "") -> str:
+    """`text` with {gfx}, {override}, {index} and {rocm} replaced for the matched `line`; an unknown placeholder is
+    left as written."""
+    known = values(log, line)
     for key, value in known.items():
         text = text.replace("{" + key + "}", str(value))
     return text

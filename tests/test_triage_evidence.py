@@ -61,3 +61,16 @@ def test_a_processor_is_read_as_integrated_graphics_only_when_its_name_says_so()
 
     said = parse_programs("Name: AMD Ryzen 7 5700G with Radeon Graphics\nCPU: AMD Ryzen 9 7950X 16-Core Processor")
     assert [a["name"] for a in said["apus"]] == ["AMD Ryzen 7 5700G with Radeon Graphics"]
+
+
+def test_a_fix_for_a_line_naming_a_target_asks_for_that_targets_code_not_the_first_gpus():
+    # two gfx1100 cards and a gfx1036 iGPU: the loader finds no code object for the iGPU only
+    paste = Path(__file__).parent / "fixtures" / "logs" / "amd_log_level" / \
+        "linux-2x-gfx1100-plus-gfx1036-igpu-nobinary-for-igpu-then-hang-rocm5.6.txt"
+    _, found = judged(paste.read_text())
+    for signature in ("code-object-not-found", "hip-no-binary-for-gpu"):  # the line naming it, the one after it
+        advice = " ".join(found[f"known-error-signatures:{signature}"].remediation)
+        assert "code for gfx1036" in advice and "code for gfx1100" not in advice, signature
+    # and no override, which would move the two gfx1100 cards as well
+    advice = " ".join(found["known-error-signatures:hip-no-binary-for-gpu"].remediation)
+    assert "HSA_OVERRIDE_GFX_VERSION=none (it applies to every GPU, and beside gfx1036 this log names gfx1100" in advice
