@@ -71,6 +71,9 @@ def test_checks_and_explain(doctor):
     assert "gpu-visibility-env" in ids
     proc = doctor("explain", "gpu-visibility-env")
     assert proc.returncode == 0 and "How to fix" in proc.stdout
+    assert proc.stdout.count("gpu-visibility-env") == 1  # the header line names it; the doc's own title is dropped
+    assert json.loads(doctor("explain", "gpu-visibility-env", "--json").stdout)["doc"].startswith(
+        "# gpu-visibility-env")  # the JSON keeps the document whole
 
 
 def test_explain_igpu_enumerated_first_covers_every_platform(doctor):

@@ -128,14 +128,20 @@ class ExplainResult(Result):
         c = self.check
         header = f"{c.id} — {c.title}  [severity {c.severity.value}; {', '.join(p.value for p in c.platforms)}]"
         missing = "No documentation is available for this check."
+        doc = self._without_title()
         if not output.terminal:  # plain text: no need to load rich's Markdown renderer
-            output.write(f"{header}\n\n{self.doc or missing}")
+            output.write(f"{header}\n\n{doc or missing}")
             return
         from rich.markdown import Markdown
 
         output.out.print(header)
         output.out.print()
-        output.out.print(Markdown(self.doc) if self.doc else missing)
+        output.out.print(Markdown(doc) if doc else missing)
+
+    def _without_title(self) -> str:
+        """The doc below its "# <id>" heading: on the screen the header line above already names the check."""
+        first, _, rest = (self.doc or "").partition("\n")
+        return rest.lstrip("\n") if first.strip() == f"# {self.check.id}" else self.doc
 
     def markdown(self) -> str:
         return self.doc or ""
