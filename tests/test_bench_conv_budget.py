@@ -106,3 +106,15 @@ def test_the_speed_up_says_how_many_configurations_it_rests_on_and_which_were_le
     assert lines["conv.pass.benchmark"]["explanation"].endswith(
         "; none started after the pass's 15 s budget, so not measured: depthwise fp16 nchw")
     assert lines["conv.pass.default"]["explanation"].startswith("3 configurations")
+
+
+@pytest.mark.parametrize("device, label", [
+    ({"type": "cuda", "name": "NVIDIA H200"}, "first-call cost, fresh process, cudnn.benchmark off (the default)"),
+    ({"type": "cpu"}, "first-call cost, fresh process"),  # no cuDNN or MIOpen behind a CPU convolution
+])
+def test_a_pass_names_the_library_switch_only_where_a_gpu_library_ran(device, label):
+    recs = [_record("conv", "default", "3x3", 2.0, 10.0), {"bench": "conv_pass", "pass_name": "default", "state": "ok"}]
+    analysis = Analysis({"sections": {"conv": {"records": recs}}, "header": {"device": dict(device, bench="device")}},
+                        use_catalog=False)
+    conv(analysis)
+    assert {line["key"]: line for line in analysis.lines}["conv.pass.default"]["label"] == label

@@ -126,7 +126,7 @@ def _passes(a: Analysis, out: dict[str, Any], by_pass: dict[str, list[dict[str, 
             text += f"; a new shape's first call costs {later[len(later) // 2]:.1f} ms (median)"
         if left:
             text += f"; none started after the pass's {budget:g} s budget, so not measured: {', '.join(left)}"
-        label = PASS_LABELS.get(name, name)
+        label = PASS_LABELS.get(name, name) if a.on_gpu else "fresh process"  # no cuDNN or MIOpen on the CPU
         if rec.get("process") == "benchmark":
             label = label.replace("fresh process", "the benchmark's process before any other convolution")
         a.add(make_line("conv", f"conv.pass.{name}", f"first-call cost, {label}", cost[name],
