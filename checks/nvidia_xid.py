@@ -24,6 +24,7 @@ SEVERITY = {"gpu-lost": Severity.CRITICAL, "app-killed": Severity.HIGH, "link": 
 POWER_CYCLE = ("Power the machine off completely, wait a minute and start it again: a warm reboot may not bring "
                "back a GPU that fell off the bus")
 _RECOVERY = re.compile(r"recovery action changed from .*? to (?P<action>.+)$")
+RECOVERY_CODE = 154  # "GPU Recovery Action Changed": what another Xid left the GPU needing
 
 
 def effect_failing(*effects: str):
@@ -37,6 +38,15 @@ def _code_failing(codes):
     def holds(cause, _symptom, _facts=None) -> bool:
         return cause.status.value == "fail" and (cause.data or {}).get("code") in codes
     return holds
+
+
+def _recovery_after(cause, symptom, _facts=None) -> bool:
+    """A failing Xid explains the recovery action (Xid 154) the driver then logged for the same GPU: NVIDIA's
+    catalog has 154 report what another Xid left the GPU needing."""
+    devices = set((cause.data or {}).get("devices") or ())
+    return (cause.status.value == "fail" and (symptom.data or {}).get("code") == RECOVERY_CODE
+            and (cause.data or {}).get("code") != RECOVERY_CODE
+            and bool(devices & set((symptom.data or {}).get("devices") or ())))
 
 
 def _short(pci: str) -> str:
@@ -54,7 +64,8 @@ class NvidiaXid(_KernelLogCheck):
                                                                 "collective-*"))
         + tuple(Explains(t, effect_failing("app-killed")) for t in KERNEL_FAILURES)
         + tuple(Explains(t, effect_failing("link")) for t in ("collective-*", "gpu-peer-access-missing"))
-        + (Explains("gpu-ecc-errors", _code_failing(ECC_CODES)),))  # CUDA error messages: data/error_signatures.json
+        + (Explains("gpu-ecc-errors", _code_failing(ECC_CODES)),  # CUDA error messages: data/error_signatures.json
+           Explains("nvidia-xid", _recovery_after)))
 
     def run(self, facts):
         found = events(facts, "xid")
@@ -96,7 +107,7 @@ class NvidiaXid(_KernelLogCheck):
         evidence.append(f"NVIDIA's Xid catalog: {row['mnemonic']}; first action {row['immediate']}"
                         + (f", then {row['investigatory']}" if row["investigatory"] else ""))
         message = f"{seen}: {row['meaning']}."
-        if code == 154:
+        if code == RECOVERY_CODE:
             action = next((m["action"] for m in map(_RECOVERY.search, (e.get("text") or "" for e in lines)) if m), None)
             message += f" It asks for: {action}." if action else ""
         remediation = [row["first"] + ".", f"First to look at: {catalog.fault_class(row['fault'])}"

@@ -26,7 +26,7 @@ SCENARIOS = [
      "amdgpu-page-fault", {"known-error-signatures:hip-memory-access-fault"}, []),
     ("linux-h200-xid-79-fell-off-the-bus-torch-sees-no-gpu",
      {"commands/journalctl-kernel": "dmesg/arch-rtx5080-xid-79-fallen-off-the-bus-then-xid-154-recovery-action.txt"},
-     "nvidia-xid:79", {"torch-cuda-unavailable"}, ["advice"]),
+     "nvidia-xid:79", {"torch-cuda-unavailable", "nvidia-xid:154"}, ["advice"]),
     ("linux-h200-xid-31-mmu-fault-illegal-memory-access",  # reproduced on a real H200 (docs/measurements.md)
      {"commands/dmesg-kernel": "dmesg/h200-driver580-xid-31-mmu-fault-from-an-illegal-store.txt",
       "probes/user.log": "errors/linux-h200-triton-store-out-of-range-illegal-memory-access-torch2.11-cu130.txt"},
@@ -70,6 +70,21 @@ def test_xid_79_says_what_to_do_first_and_records_what_was_read(replayed):
     read = next(f for f in document["findings"] if f["id"] == "kernel-log-unreadable")
     assert read["status"] == "ok" and read["data"]["source"] == "journalctl-kernel"
     assert read["data"]["command"].startswith("journalctl -k -b") and read["data"]["messages"] == 6
+
+
+def test_a_recovery_action_is_explained_only_by_a_failing_xid_on_the_same_gpu():
+    from rocm_doctor.checks.nvidia_xid import _recovery_after
+    from rocm_doctor.engine.model import Finding, Status
+
+    def xid(code, status, devices):
+        return Finding(id=f"nvidia-xid:{code}", check="nvidia-xid", title="", status=status, message="",
+                       data={"code": code, "devices": devices})
+
+    recovery = xid(154, Status.WARN, ["0000:01:00"])
+    assert _recovery_after(xid(79, Status.FAIL, ["0000:01:00"]), recovery)
+    assert not _recovery_after(xid(79, Status.FAIL, ["0000:41:00"]), recovery)  # another GPU's loss
+    assert not _recovery_after(xid(13, Status.WARN, ["0000:01:00"]), recovery)  # a warning breaks nothing
+    assert not _recovery_after(xid(79, Status.FAIL, ["0000:01:00"]), xid(31, Status.FAIL, ["0000:01:00"]))
 
 
 def test_an_old_snapshot_with_only_errors_and_warnings_still_replays(replayed):
