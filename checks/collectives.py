@@ -15,7 +15,7 @@ from rocm_doctor.knowledge.collectives_env import transport_settings
 from rocm_doctor.parsers.collectives_formulas import human_bytes
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Platform, Severity, Status
-from rocm_doctor.facts.keys import (COLLECTIVES_RESULTS, GPU_INVENTORY, KFD_NODES, LINUX_KERNEL_CMDLINE,
+from rocm_doctor.facts.keys import (COLLECTIVES_RESULTS, ENV_KNOWN, GPU_INVENTORY, KFD_NODES, LINUX_KERNEL_CMDLINE,
                                     TORCH_DEVICE_COUNT, TORCH_HIP)
 
 from rocm_doctor.checks.amd_common import kernel_parameter_steps
@@ -261,6 +261,7 @@ class NcclTransportDisabled(Check):
     title = "NCCL/RCCL transports turned off by an environment variable"
     area = "multi-gpu"
     severity = Severity.MEDIUM
+    requires = (ENV_KNOWN,)
 
     def run(self, facts):
         settings = transport_settings(facts.env or {})

@@ -12,6 +12,7 @@ from rocm_doctor.checks.gpu_state import known_gpus
 from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
+from rocm_doctor.facts.keys import ENV_KNOWN
 from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers.env_grammar import problem
 
@@ -31,6 +32,7 @@ class EnvValueInvalid(Check):
     title = "Values given to GPU library variables"
     area = "environment"
     severity = Severity.MEDIUM
+    requires = (ENV_KNOWN,)
 
     def run(self, facts):
         gpus = len(known_gpus(facts)) or None
@@ -58,6 +60,7 @@ class EnvBuildTimeAtRunTime(Check):
     title = "Build-time variables in the runtime environment"
     area = "environment"
     severity = Severity.LOW
+    requires = (ENV_KNOWN,)
 
     def run(self, facts):
         findings = []
@@ -78,6 +81,7 @@ class EnvNameMisspelt(Check):
     title = "Misspellings of GPU library variables"
     area = "environment"
     severity = Severity.MEDIUM
+    requires = (ENV_KNOWN,)
 
     def run(self, facts):
         findings = []

@@ -13,7 +13,7 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains
-from rocm_doctor.facts.keys import MIOPEN_DIRS_KEY, TORCH_FLAVOUR
+from rocm_doctor.facts.keys import ENV_KNOWN, MIOPEN_DIRS_KEY, TORCH_FLAVOUR
 from rocm_doctor.knowledge import env_catalog
 from rocm_doctor.parsers.alloc_conf import parse_alloc_conf
 from rocm_doctor.parsers.env_grammar import is_on
@@ -44,6 +44,7 @@ class GpuLibraryLogging(Check):
     title = "GPU library logging and debug switches"
     area = "environment"
     severity = Severity.MEDIUM
+    requires = (ENV_KNOWN,)
     explains = tuple(Explains(t, fails_as_the_switch_says) for t in GPU_WORK)
 
     def run(self, facts):
@@ -126,6 +127,7 @@ class AllocConfInvalid(Check):
     explains = (*TORCH_SEES_NO_GPU, *GPU_WORK)
     area = "environment"
     severity = Severity.HIGH
+    requires = (ENV_KNOWN,)
 
     def run(self, facts):
         findings = []

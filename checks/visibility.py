@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
-from rocm_doctor.facts.keys import SHELL_RC_LINES
+from rocm_doctor.facts.keys import ENV_KNOWN, SHELL_RC_LINES
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.env_grammar import device_problem, repeated
 from rocm_doctor.parsers.visible_devices import index, parse_visible
@@ -21,6 +21,7 @@ class GpuVisibilityEnv(Check):
                 *GPU_WORK)
     area = "environment"
     severity = Severity.HIGH
+    requires = (ENV_KNOWN,)
 
     def run(self, facts):
         env = facts.env

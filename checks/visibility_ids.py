@@ -9,7 +9,7 @@ from rocm_doctor.engine import remedy as S
 from rocm_doctor.engine.model import Check, Severity
 from rocm_doctor.engine.relations import Explains, when_failing
 from rocm_doctor.facts.facts import RUN_ENV
-from rocm_doctor.facts.keys import KFD_NODES, ROCMINFO_AGENTS, ROCMINFO_STATUS
+from rocm_doctor.facts.keys import ENV_KNOWN, KFD_NODES, ROCMINFO_AGENTS, ROCMINFO_STATUS
 from rocm_doctor.knowledge.env_catalog import visibility_variables
 from rocm_doctor.parsers.visible_devices import index, parse_visible
 
@@ -57,6 +57,7 @@ class GpuVisibilityUnknownId(Check):
     title = "GPU UUIDs in the visibility variables"
     area = "environment"
     severity = Severity.HIGH
+    requires = (ENV_KNOWN,)
     explains = tuple(Explains(target, when_failing) for target in TORCH_GPU_WORK)
 
     def run(self, facts):

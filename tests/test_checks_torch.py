@@ -7,6 +7,7 @@ from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.report import diagnosis_view
+from rocm_doctor.interpret import run_env
 
 REGISTRY = load_registry(include_plugins=False)
 AMD_GPU = [{"vendor": "amd", "vendor_id": "0x1002", "device_id": "0x73ef", "source": "sysfs"}]
@@ -17,6 +18,7 @@ TARGET = {"python": "/home/u/venv/bin/python", "reason": "the active virtual env
 def facts_from(values: dict, env: dict | None = None) -> Facts:
     facts = Facts(Observations(env=env or {}))
     facts.set("platform.os", "linux")
+    run_env.interpret(facts.observations, facts)  # the environment given is the one seen
     for key, value in values.items():
         facts.set(key, value)
     return facts

@@ -24,6 +24,7 @@ from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.registry import load_registry
 from rocm_doctor.engine.model import Status
 from rocm_doctor.facts.facts import Facts
+from rocm_doctor.interpret import run_env
 from rocm_doctor.facts.observations import Observations
 
 try:
@@ -94,6 +95,7 @@ def facts_with(results=None, env=None, cmdline=None, extra=None):
     observations.env = dict(env or {})
     facts = Facts(observations)
     facts.set("platform.os", "linux")
+    run_env.interpret(observations, facts)  # the environment given is the one seen
     if results is not None:
         facts.set("collectives.results", results)
     if cmdline is not None:

@@ -16,6 +16,7 @@ from rocm_doctor.knowledge import env_catalog, legacy, perf_switches
 from rocm_doctor.knowledge.env_catalog import CLASSES, lookup, names_of_class, nearest, role, rows
 from rocm_doctor.parsers import env_grammar
 from rocm_doctor.parsers.env_grammar import KINDS, is_on, problem
+from rocm_doctor.interpret import run_env
 
 REPO = Path(__file__).resolve().parents[1]
 checks_env = importlib.import_module("rocm_doctor.checks.env_catalog")
@@ -26,6 +27,7 @@ visibility = importlib.import_module("rocm_doctor.checks.visibility")
 def facts_of(env, **facts):
     built = Facts(Observations(env=dict(env)))
     built.set("platform.os", facts.pop("os", "linux"))
+    run_env.interpret(built.observations, built)  # the environment given is the one seen
     for key, value in facts.items():
         built.set(key, value)
     return built

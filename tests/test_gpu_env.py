@@ -9,7 +9,7 @@ from rocm_doctor.engine.engine import run_one
 from rocm_doctor.engine.model import Status
 from rocm_doctor.facts.facts import Facts
 from rocm_doctor.facts.observations import Observations
-from rocm_doctor.interpret import amd_derived
+from rocm_doctor.interpret import amd_derived, run_env
 from rocm_doctor.probes import miopen_dirs
 
 gpu_env = importlib.import_module("rocm_doctor.checks.gpu_env")
@@ -19,6 +19,7 @@ def facts_of(env=None, probes=None, flavour="rocm", os_name="linux"):
     facts = Facts(Observations(env=dict(env or {}), probes=dict(probes or {})))
     facts.set("platform.os", os_name)
     amd_derived.interpret(facts.observations, facts)  # miopen.dirs from the probe value
+    run_env.interpret(facts.observations, facts)  # the environment given is the one seen
     if flavour:
         facts.set("torch.flavour", flavour)
     return facts

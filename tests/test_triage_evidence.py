@@ -74,3 +74,14 @@ def test_a_fix_for_a_line_naming_a_target_asks_for_that_targets_code_not_the_fir
     # and no override, which would move the two gfx1100 cards as well
     advice = " ".join(found["known-error-signatures:hip-no-binary-for-gpu"].remediation)
     assert "HSA_OVERRIDE_GFX_VERSION=none (it applies to every GPU, and beside gfx1036 this log names gfx1100" in advice
+
+
+def test_a_paste_that_states_no_variable_judges_no_environment():
+    _, found = judged("Traceback (most recent call last):\n  File \"train.py\", line 3\nRuntimeError: boom\n")
+    for check in ("alloc-conf-invalid", "gpu-visibility-env", "env-name-misspelt", "gpu-library-logging-enabled"):
+        assert found[check].status.value == "skip", check
+        assert "the paste states no environment variable" in found[check].message, check
+    # a variable it states is judged: `X= cmd` runs cmd with X set and empty, which hides every GPU
+    _, found = judged("$ HIP_VISIBLE_DEVICES= python train.py\nRuntimeError: No HIP GPUs are available\n")
+    assert found["gpu-visibility-env:HIP_VISIBLE_DEVICES"].status.value == "fail"
+    assert "set but empty" in found["gpu-visibility-env:HIP_VISIBLE_DEVICES"].message

@@ -167,6 +167,7 @@ CLINFO_KEY = "clinfo"
 
 # run_env: the environment checks judge (Facts.env reads it, so every other interpreter runs after run_env).
 RUN_ENV = "run.env"
+ENV_KNOWN = "env.known"  # the environment was seen: on a machine always; from a paste where it states a variable
 
 # platform_facts: platform.<item> for each item the platform probe describes (probes/_platform.py); Facts.os reads
 # platform.os, so every other interpreter runs after platform_facts.
@@ -305,7 +306,7 @@ WINDOWS_VS = "windows.vs"
 
 # Each fact's owner. A key ending in ".*" stands for every key under it.
 FACTS = {
-    RUN_ENV: "run_env",
+    RUN_ENV: "run_env", ENV_KNOWN: "run_env",
     PLATFORM_PREFIX + "*": "platform_facts", GPU_PCI: "platform_facts",
     ROCM_LIBRARIES: "amd_derived", ROCM_PATHS_KEY: "amd_derived", SHELL_RC_LINES: "amd_derived", LOG_KEY: "amd_derived",
     MIOPEN_DIRS_KEY: "amd_derived",

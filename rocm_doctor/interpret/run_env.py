@@ -11,7 +11,7 @@ import re
 from typing import Optional
 
 from rocm_doctor.facts.facts import Facts
-from rocm_doctor.facts.keys import INTERPRETER_KEY, REQUEST_KEY, RUN_ENV
+from rocm_doctor.facts.keys import ENV_KNOWN, INTERPRETER_KEY, PASTE_KEY, REQUEST_KEY, RUN_ENV
 from rocm_doctor.facts.observations import Observations
 from rocm_doctor.interpret import _run_env_jupyter, _run_env_systemd
 from rocm_doctor.parsers.kernelspec import is_python
@@ -72,6 +72,11 @@ def _interpreter_notes(observations: Observations, run: dict) -> None:
 
 
 def interpret(observations: Observations, facts: Facts) -> None:
+    if observations.probes.get(PASTE_KEY) is not None and not observations.env:
+        facts.set_missing(ENV_KNOWN, "the paste states no environment variable: what is set on that machine is not "
+                          "known")
+    else:
+        facts.set(ENV_KNOWN, True)
     run = compose(observations)
     if run is None:
         facts.set_missing(RUN_ENV, "no --unit, --user-unit or --kernel was given: the checks judge this shell's "

@@ -25,7 +25,7 @@ _ENV_PAIR = re.compile(r"(?:^|\s)([A-Z][A-Z0-9_]*):(\S*)")
 # start of a command (after a shell prompt); not "consider passing AMD_SERIALIZE_KERNEL=3" in an error's advice
 _PROMPT = r"^[`'\"]?(?:\([\w.-]+\)\s*)?(?:[\w.@-]+(?::[^\s$#]*)?[$#]\s*|[$#>]\s+|PS [^>]*>\s*)?"
 _VARIABLE = r"((?:HSA|HIP|ROCR|ROCM|CUDA|AMD|GPU|MIOPEN|PYTORCH|OLLAMA|HCC|NCCL|RCCL|TORCH)_[A-Z0-9_]*)"
-_VALUE = r"\s*=\s*[\"']?([^\s\"';`]*)"
+_VALUE = r"\s*=(?:\s*[\"']|[\"']?)([^\s\"';`]*)"  # `X= cmd` sets X empty; spaces before a value only before a quote
 _ENV_SET = re.compile(rf"(?:(?:^|[\s;(`])(?:export\s+|set\s+|\$env:|-e\s+|--env[=\s]+|Environment=\"?)|{_PROMPT}(?=[A-Z]))"
                       rf"{_VARIABLE}{_VALUE}")
 _TORCH = re.compile(r"(?:PyTorch|pytorch|Torch) [Vv]ersion:?\**:?\s*(\d+\.\d+[\w.+-]*)")
