@@ -317,3 +317,11 @@ def test_decode_far_from_the_roofline_with_the_gpu_busy_stays_a_machine_figure()
                 "decoder": decoder_records(tokens_per_s=200.0, busy_us=4900.0)}
     decode = line(analyze(results(H200, None, sections)), "decoder.decode.gpu")
     assert decode["verdict"] == "very low" and "not this workload" not in decode["explanation"]
+
+
+def test_a_cpu_run_is_not_titled_as_a_comparison_with_a_gpu_it_did_not_measure():
+    from rocm_doctor.gpu.bench.plan import title
+
+    assert title("compare") == "CPU vs GPU" and title("sweep").endswith("GPU against CPU")
+    assert "GPU against" not in title("sweep", on_cpu=True) and title("compare", on_cpu=True).startswith("CPU figures")
+    assert title("matmul", on_cpu=True) == title("matmul") == "Matmul throughput"

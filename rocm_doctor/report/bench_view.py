@@ -12,7 +12,7 @@ from rich.text import Text
 
 from rocm_doctor.report.bench_chart import sweep_chart
 from rocm_doctor.report.format import Output, Result
-from rocm_doctor.gpu.bench.plan import SECTION_ORDER, TITLES
+from rocm_doctor.gpu.bench.plan import SECTION_ORDER, title as section_title
 from rocm_doctor.knowledge.perf_switches import describe
 
 BAR_WIDTH = 20
@@ -80,6 +80,7 @@ def render(console: Console, results: dict[str, Any], analysis: dict[str, Any], 
         console.print(Text(f"No expectation: {analysis.get('expectation_match')}; raw figures only.", style="yellow"))
     console.print()
 
+    on_cpu = ((results.get("header") or {}).get("device") or {}).get("type") == "cpu"
     by_section: dict[str, list[dict[str, Any]]] = {}
     for line in analysis["lines"]:
         by_section.setdefault(line["section"], []).append(line)
@@ -89,7 +90,8 @@ def render(console: Console, results: dict[str, Any], analysis: dict[str, Any], 
             continue
         entry = (results.get("sections") or {}).get(name) or {}
         seconds = entry.get("seconds")
-        console.print(Text(f"{TITLES.get(name, name)}" + (f"  ({seconds:.1f} s)" if seconds else ""), style="bold underline"))
+        heading = section_title(name, on_cpu) + (f"  ({seconds:.1f} s)" if seconds else "")
+        console.print(Text(heading, style="bold underline"))
         if name == "sweep" and sweep_chart(console, lines, plain, bar):
             lines = [line for line in lines if not line["key"].startswith("sweep.batch.")]
         table = Table(show_header=False, box=None, pad_edge=False, padding=(0, 1))

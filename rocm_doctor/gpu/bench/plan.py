@@ -25,6 +25,12 @@ TITLES = {
     "reference": "Plain reference (do_bench)",
     "hang": "Hang (test aid)",
 }
+# The sections whose GPU title says what a CPU-device run does not measure.
+CPU_TITLES = {"compare": "CPU figures (what the GPU is compared with)", "sweep": "Small CNN: batch sweep on the CPU"}
+
+
+def title(section: str, on_cpu: bool = False) -> str:
+    return (on_cpu and CPU_TITLES.get(section)) or TITLES.get(section, section)
 
 
 @dataclass
