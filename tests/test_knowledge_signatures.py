@@ -82,3 +82,11 @@ def test_no_signature_is_slow_on_a_long_line():
     for filler in ("x", " ", "a ", "|", "/opt/rocm", "'"):
         signatures.match(filler * (200_000 // len(filler)))
     assert time.perf_counter() - start < 20
+
+
+def test_a_meaning_says_what_its_thread_showed_not_how_often_a_cause_is_met():
+    import re
+
+    hedge = re.compile(r"\b(usually|most often|often|typically|likely|probably|in most cases)\b", re.IGNORECASE)
+    hedged = [(row["id"], key) for row in ROWS for key in ("meaning", "fix") if hedge.search(row.get(key) or "")]
+    assert hedged == []
