@@ -5,12 +5,9 @@ machine). Pure."""
 
 from __future__ import annotations
 
-import re
-
 from rocm_doctor.knowledge import overrides, wheels
-from rocm_doctor.parsers.gfx import base_gfx
+from rocm_doctor.parsers.log_machine import MAX_LINE
 
-_GFX_WORD = re.compile(r"gfx[0-9a-f]+(?::[a-z0-9:+-]*)?")
 NOT_FOUND = "- [Not Found]"  # HIP's loader, under AMD_LOG_LEVEL, on each device target the binary has no code for
 
 UNKNOWN = {"gfx": "this GPU's gfx target (rocminfo names it)",
@@ -23,8 +20,8 @@ def values(log: dict, line: str = "") -> dict:
     out. A line that names a target is about that one: "amdgcn-amd-amdhsa--gfx1036 - [Not Found]" on a machine whose
     first GPU is a gfx1100 asks for gfx1036's code; a line that names none takes a target the loader listed as
     not found, then the log's first."""
-    named = [gfx for gfx in map(base_gfx, _GFX_WORD.findall(line or "")) if gfx]
-    rows = (log or {}).get("targets") or []
+    rows = (log or {}).get("targets") or []  # each with the line the log parser read it from
+    named = [t["gfx"] for t in rows if line and t.get("line") == line[:MAX_LINE]]
     missing = [t["gfx"] for t in rows if NOT_FOUND in str(t.get("line") or "")]  # the loader's list of what lacks code
     targets = named or missing or [t["gfx"] for t in rows]
     gfx = targets[0] if targets else None
