@@ -62,19 +62,19 @@ _TRANSPORT_RULES: tuple[tuple[str, Callable[[str], bool], Any, str, str], ...] =
      "LOC / 0 disables GPUDirect RDMA between the NIC and the GPU: inter-node traffic is staged through "
      "host memory"),
     ("NCCL_ALGO", _set, "info", "all",
-     "forces the algorithm list instead of NCCL's own tuning; a setting copied from another machine often lowers "
+     "forces the algorithm list instead of NCCL's own tuning; a setting copied from another machine can lower "
      "bandwidth"),
     ("NCCL_PROTO", _set, "info", "all",
-     "forces the protocol list instead of NCCL's own tuning; a setting copied from another machine often lowers "
+     "forces the protocol list instead of NCCL's own tuning; a setting copied from another machine can lower "
      "bandwidth"),
     ("NCCL_NVLS_ENABLE", _off, "info", "intra-node",
      "NVLink SHARP (NVLS) off: a deliberate, harmless setting on many machines (all-reduce uses ring/tree "
      "instead; busbw on 8x H200 is ~366 instead of ~473 GB/s per ml-engineering's figures)"),
     ("NCCL_CUMEM_ENABLE", _off, "info", "intra-node",
-     "disables NCCL's cuMem-based buffers; usually set to work around a driver or container limit"),
+     "disables NCCL's cuMem-based buffers (a workaround for a driver or container that cannot use them)"),
     ("RCCL_MSCCL_ENABLE", _off, "info", "all", "turns off RCCL's MSCCL algorithms (RCCL then uses its ring/tree)"),
     ("HSA_ENABLE_SDMA", _off, "info", "intra-node",
-     "ROCm copies use blit kernels instead of the SDMA engines; a common workaround for SDMA hangs that "
+     "ROCm copies use blit kernels instead of the SDMA engines; a workaround for SDMA hangs that "
      "changes copy bandwidth"),
 )
 
