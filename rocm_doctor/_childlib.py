@@ -106,6 +106,19 @@ def leave_script_folder(script):
         del sys.path[0]
 
 
+def enter_stable_folder():
+    """Compute from one working folder whatever folder the doctor was started in: the system's temporary folder.
+    On an H200 the two cuDNN attention cases took about 0.5 s each in every working folder new to the machine and
+    0.06-0.13 s in one it had run from before (the driver's compute cache gained entries each time). Called after
+    `import torch`: site has made sys.path absolute by then, so what imports later resolves as before."""
+    import tempfile
+
+    try:
+        os.chdir(tempfile.gettempdir())
+    except OSError:
+        pass
+
+
 def load_module(path, name):
     """Run the file at `path` as module `name`. It is registered in sys.modules before it runs, so the files it
     loads in turn can import it by that name (case files do `from _doctor_cases import case`)."""

@@ -1,6 +1,8 @@
 """The kernel suite end to end on the CPU device, with real child processes, and its fault handling."""
 
+import os
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -156,3 +158,63 @@ def test_no_gpu_visible_is_reported_by_the_child(fake_python):
 def test_missing_interpreter_is_not_run():
     suite = run_suite("/nonexistent/python3", SuiteOptions(device="cpu"))
     assert suite["fatal"]["state"] == "not-run"
+
+
+ATTRIBUTED = textwrap.dedent('''
+    import os, signal
+    from _doctor_cases import case
+
+    def _conv(ctx, scale):
+        x, w = ctx.randn(1, 2, 8, 8), ctx.randn(3, 2, 3, 3)
+        out = ctx.F.conv2d(ctx.dev(x), ctx.dev(w)) * scale
+        return out, ctx.F.conv2d(x, w)
+
+    def _softmax(ctx):
+        x = ctx.randn(4, 16)
+        return ctx.torch.softmax(ctx.dev(x), -1), ctx.torch.softmax(x, -1)
+
+    def _segv(ctx):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    CASES = [
+        case("attributed", "conv-ok", "float32", lambda ctx: _conv(ctx, 1.0), profile=True),
+        case("attributed", "softmax-unattributed", "float32", _softmax),
+        case("attributed", "conv-wrong", "float32", lambda ctx: _conv(ctx, 1.5), profile=True),
+        case("attributed", "segfault", "float32", _segv, profile=True),
+        case("attributed", "conv-after", "float32", lambda ctx: _conv(ctx, 1.0), profile=True),
+    ]
+''')
+
+
+def test_attribution_is_split_by_case_and_survives_a_later_crash(tmp_path):
+    module = tmp_path / "attributed_cases.py"
+    module.write_text(ATTRIBUTED)
+    suite = run_suite(PY, SuiteOptions(device="cpu", only=["attributed"], extra_modules=[str(module)]))
+    by_name = {r["case"]: r for r in suite["results"]}
+    assert by_name["conv-wrong"]["outcome"] == "wrong" and by_name["segfault"]["outcome"] == "crashed"
+    # One profiler session per child, split by case: each attributed case names its own convolution op ...
+    for name in ("conv-ok", "conv-wrong", "conv-after"):
+        assert by_name[name]["profile"]["ops"], by_name[name]
+        assert by_name[name]["attribution"]["backends"], by_name[name]
+    # ... a case outside the attribution gets none, and the failed case's kernels were read before the crash.
+    assert "profile" not in by_name["softmax-unattributed"]
+    assert by_name["conv-wrong"]["child"] == 0 and by_name["conv-after"]["child"] == 1
+
+
+def test_the_child_computes_from_one_folder_whatever_folder_the_doctor_started_in(tmp_path, monkeypatch):
+    (tmp_path / "where_cases.py").write_text(textwrap.dedent('''
+        import os
+        from _doctor_cases import case
+
+        def _where(ctx):
+            a = ctx.randn(4)
+            return {"pairs": [(ctx.dev(a), a)], "info": {"cwd": os.getcwd()}}
+
+        CASES = [case("where", "where", "float32", _where)]
+    '''))
+    monkeypatch.chdir(tmp_path)
+    # A case file named relative to the folder the doctor started in still loads once the child has moved.
+    suite = run_suite(PY, SuiteOptions(device="cpu", only=["where"], extra_modules=["where_cases.py"]))
+    (record,) = suite["results"]
+    assert record["outcome"] == "ok"
+    assert record["info"]["cwd"] == os.path.realpath(tempfile.gettempdir())

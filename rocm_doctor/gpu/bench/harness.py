@@ -126,7 +126,8 @@ def run_bench(
     }
     remaining = list(plan)
     while remaining:
-        payload = {"device": device, "device_index": device_index, "watchdog": watchdog, "hold_dir": hold_dir,
+        payload = {"device": device, "device_index": device_index, "watchdog": watchdog,
+                   "hold_dir": os.path.abspath(hold_dir) if hold_dir else None,  # the child changes folder
                    "thread_variables": list(env_catalog.role("cpu-threads")),
                    "sections": [s.to_payload() for s in remaining]}
         timeout = startup_allowance_s + sum(s.timeout_s for s in remaining) + 5.0

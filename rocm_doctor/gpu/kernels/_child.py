@@ -9,17 +9,19 @@ installed. Reads a JSON payload from stdin:
   exclude         case names to leave out
   extra_modules   paths of extra case files (tests inject faulty cases this way); they may
                   `from _doctor_cases import case`
-  profile         run cases marked `profile` under torch's profiler and report device kernel names
+  profile         run cases marked `profile` under torch's profiler and report their device kernels and backend
+                  ops (event "profiles", after the last case and after a case that failed)
   case_timeout_s  a watchdog (faulthandler, independent of the GIL) ends the process when one case exceeds it
   seed            base seed for the inputs
   gate, gate_s    a file to wait for (at most gate_s seconds) after importing torch and before touching the GPU:
                   a child started ahead of its turn, while another computes
 
 Events (key "event"): start, hello (torch and devices), plan (the cases), begin (before each case), result
-(after each), fatal (nothing can run), done. When the process dies, the last "begin" without a "result" names
+(after each), profiles (each attributed case's kernels and ops), fatal (nothing can run), done. When the process dies, the last "begin" without a "result" names
 the case that killed it.
 """
 
+import contextlib
 import faulthandler
 import functools
 import importlib.util
@@ -44,12 +46,11 @@ def _load_childlib():
 childlib = _load_childlib()
 childlib.leave_script_folder(__file__)
 emit = childlib.Emitter("event")
+suite_profile = childlib.load_sibling(__file__, "_profile.py")
 error_text = functools.partial(childlib.error_text, limit=2000)
 
 BASE_TOL = {"float64": 1e-10, "float32": 1e-4, "float16": 1e-2, "bfloat16": 3e-2, "int64": 0.0, "int32": 0.0}
 TF32_TOL = 5e-3
-OP_HINTS = ("scaled_dot_product", "cudnn", "miopen", "mkldnn", "slow_conv", "_fft_", "thnn", "_efficient_attention",
-            "_flash_attention", "mps_")
 
 
 class Unavailable(Exception):
@@ -211,49 +212,7 @@ def relative_error(torch, out, ref):
     return (diff / den if den > 0 else diff), None
 
 
-def device_time(event):
-    for attr in ("device_time_total", "cuda_time_total"):
-        try:
-            value = getattr(event, attr)
-        except Exception:
-            continue
-        if value is not None:
-            return value
-    return 0
-
-
-def kernel_names(prof, gpu):
-    kernels, ops = [], []
-    try:
-        events = prof.function_events
-    except Exception:
-        events = []
-    for event in events:
-        name = getattr(event, "name", "")
-        device_type = str(getattr(event, "device_type", ""))
-        if gpu and device_type.endswith("CUDA"):
-            if name not in kernels:
-                kernels.append(name)
-        elif name.startswith("aten::") and any(h in name for h in OP_HINTS) and name not in ops:
-            # On a GPU keep only ops that ran device work: the float64 CPU reference runs in the same trace.
-            if not gpu or device_time(event) > 0:
-                ops.append(name)
-        for kernel in getattr(event, "kernels", None) or []:
-            kname = getattr(kernel, "name", "")
-            if gpu and kname and kname not in kernels:
-                kernels.append(kname)
-    return kernels[:40], ops[:20]
-
-
-def run_profiled(torch, build, ctx, gpu):
-    with childlib.profiler(torch, gpu) as prof:
-        outcome = build(ctx)
-        ctx.sync()
-    kernels, ops = kernel_names(prof, gpu)
-    return outcome, {"activity": "cuda" if gpu else "cpu", "kernels": kernels, "ops": ops}
-
-
-def run_case(torch, case, payload, device, device_type):
+def run_case(torch, case, payload, device, device_type, profiles):
     name = case["name"]
     record = {"case": name, "category": case["category"], "dtype": case["dtype"]}
     tol = case.get("tol")
@@ -267,25 +226,14 @@ def run_case(torch, case, payload, device, device_type):
     seed = int(payload.get("seed", 1234)) + zlib.crc32(name.encode("utf-8")) % 100000
     torch.manual_seed(seed)
     ctx = Ctx(torch, device, case["dtype"], seed)
-    gpu = device_type == "cuda"
     started = time.perf_counter()
-    profile = None
+    attributed = payload.get("profile", True) and case.get("profile")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            if payload.get("profile", True) and case.get("profile"):
-                try:
-                    outcome, profile = run_profiled(torch, case["build"], ctx, gpu)
-                except (Unavailable, KeyboardInterrupt):
-                    raise
-                except Exception as exc:
-                    if "profiler" not in error_text(exc).lower() and "kineto" not in error_text(exc).lower():
-                        raise
-                    profile = {"error": error_text(exc)}
-                    outcome = case["build"](ctx)
-            else:
+            with profiles.case(name) if attributed else contextlib.nullcontext():
                 outcome = case["build"](ctx)
-            ctx.sync()
+                ctx.sync()
             errors, notes = [], []
             explicit = outcome.get("error") if isinstance(outcome, dict) else None
             if explicit is not None:
@@ -301,6 +249,7 @@ def run_case(torch, case, payload, device, device_type):
             if text and text not in warning_texts:
                 warning_texts.append(text[:500])
     except Unavailable as exc:
+        profiles.drop(name)
         record.update(outcome="unavailable", reason=str(exc), seconds=round(time.perf_counter() - started, 4))
         return record
     except Exception as exc:
@@ -331,9 +280,17 @@ def run_case(torch, case, payload, device, device_type):
         record["warnings"] = warning_texts[:6]
     if isinstance(outcome, dict) and outcome.get("info"):
         record["info"] = outcome["info"]
-    if profile is not None:
-        record["profile"] = profile
     return record
+
+
+def emit_profiles(profiles, timeout):
+    """End the attribution session and print what it recorded per case (event "profiles"), with the seconds that
+    reading it took."""
+    started = time.monotonic()
+    with childlib.deadline(timeout):
+        found = profiles.finish()
+    if found:
+        emit("profiles", cases=found, seconds=round(time.monotonic() - started, 3))
 
 
 def main():
@@ -348,6 +305,7 @@ def main():
         emit.finish("fatal", stage="import", error=error_text(exc))
         return
     import_s = round(time.monotonic() - started, 3)
+    childlib.enter_stable_folder()
     if driver is not None:
         driver_start["before_import_ended"] = not driver.is_alive()
     if payload.get("gate") and not childlib.wait_for(payload["gate"], payload.get("gate_s", 600)):
@@ -380,11 +338,17 @@ def main():
                          "core": bool(c.get("core")), "log": bool(c.get("log"))} for c in cases])
     timeout = float(payload.get("case_timeout_s") or 60)
     suite_started = time.monotonic()
-    for case in cases:
+    profiles = suite_profile.SuiteProfile(torch, device_type == "cuda", childlib, error_text)
+    for case in suite_profile.attributed_last(cases, payload.get("profile", True)):
         emit("begin", case=case["name"], timeout_s=timeout)
         with childlib.deadline(timeout):
-            record = run_case(torch, case, payload, device, device_type)
+            record = run_case(torch, case, payload, device, device_type, profiles)
         emit("result", **record)
+        if record["outcome"] in ("wrong", "error"):
+            # A failed case's kernels are what a user needs most: read them now, in case a later case kills the
+            # child before the session ends.
+            emit_profiles(profiles, timeout)
+    emit_profiles(profiles, timeout)
     emit("done", seconds=round(time.monotonic() - started, 3), suite_s=round(time.monotonic() - suite_started, 3))
 
 

@@ -47,7 +47,7 @@ class SuiteOptions:
             "only": list(self.only),
             "cases": list(cases) if cases is not None else None,
             "exclude": list(self.exclude),
-            "extra_modules": [str(p) for p in self.extra_modules],
+            "extra_modules": [os.path.abspath(p) for p in self.extra_modules],  # the child changes folder
             "profile": self.profile,
             "case_timeout_s": self.case_timeout_s,
             "seed": self.seed,
@@ -79,6 +79,7 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
         child_fatal = None
         done_event: dict = {}
         child_import_s = None
+        attribution_s = 0.0
         for event in events:
             kind = event.get(MARKER)
             if kind == "hello":
@@ -96,6 +97,11 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
                 record["child"] = attempt
                 results[record["case"]] = record
                 ran.append(record["case"])
+            elif kind == "profiles":
+                attribution_s += event.get("seconds") or 0
+                for name, profile in (event.get("cases") or {}).items():
+                    if name in results:
+                        results[name]["profile"] = profile
             elif kind == "fatal":
                 child_fatal = {k: v for k, v in event.items() if k != MARKER}
         in_progress = next((name for name in reversed(begun) if name not in results), None)
@@ -110,6 +116,7 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
             "in_progress": in_progress,
             "import_s": child_import_s,
             "after_import_s": done_event.get("suite_s"),
+            "attribution_s": round(attribution_s, 3),
         })
         if child_fatal is not None:
             fatal = child_fatal

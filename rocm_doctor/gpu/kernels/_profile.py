@@ -1,0 +1,123 @@
+"""Library attribution inside the kernel child: one torch profiler session for the suite, split by case.
+
+Loaded by _child.py inside the target interpreter (standard library and torch only). A session per case cost 15–60
+ms each on an H200, most of it starting and ending the session: about 0.7 s for the suite's 27 attributed cases.
+Here the attributed cases run after the others (the plan, and so the report, keeps the suite's order), in one
+session that opens at the first of them; each runs inside a record_function range named after it, and when the
+session ends what it recorded is split by those ranges. The names it reports per case are the device kernels that ran in the range and the aten ops that say which
+backend served an operator.
+"""
+
+import bisect
+import contextlib
+
+OP_HINTS = ("scaled_dot_product", "cudnn", "miopen", "mkldnn", "slow_conv", "_fft_", "thnn", "_efficient_attention",
+            "_flash_attention", "mps_")
+MARK = "rocm-doctor-case:"
+KERNELS_KEPT, OPS_KEPT = 40, 20
+
+
+def attributed_last(cases, profile):
+    """The cases in the order to run them: those marked `profile` last when attribution is on, else as given."""
+    if not profile:
+        return list(cases)
+    return [c for c in cases if not c.get("profile")] + [c for c in cases if c.get("profile")]
+
+
+class SuiteProfile:
+    """The open session and the cases recorded in it. `case(name)` wraps one case; `finish()` ends the session and
+    returns each case's kernels and ops. A session that cannot start or end gives each of its cases an error."""
+
+    def __init__(self, torch, gpu, childlib, error_text):
+        self.torch, self.gpu, self.childlib, self.error_text = torch, gpu, childlib, error_text
+        self.session = None
+        self.names = []
+        self.broken = None
+
+    def _start(self):
+        try:
+            session = self.childlib.profiler(self.torch, self.gpu)
+            session.__enter__()
+        except Exception as exc:
+            self.broken = self.error_text(exc)
+            return
+        self.session = session
+
+    @contextlib.contextmanager
+    def case(self, name):
+        """Run the block as case `name` inside the session, which starts on first use."""
+        if self.session is None and self.broken is None:
+            self._start()
+        self.names.append(name)
+        if self.session is None:
+            yield
+            return
+        with self.torch.autograd.profiler.record_function(MARK + name):
+            yield
+
+    def drop(self, name):
+        """Leave a case out of what `finish` reports: it could not run here, so it has nothing to attribute."""
+        if name in self.names:
+            self.names.remove(name)
+
+    def finish(self):
+        """End the session: {case: {"activity", "kernels", "ops"}}, or {case: {"error"}} where that failed."""
+        session, names = self.session, self.names
+        self.session, self.names = None, []
+        if session is None:
+            return {name: {"error": self.broken} for name in names} if self.broken else {}
+        try:
+            session.__exit__(None, None, None)
+            events = [Event(raw) for raw in session.kineto_results.events()]
+        except Exception as exc:
+            return {name: {"error": self.error_text(exc)} for name in names}
+        activity = "cuda" if self.gpu else "cpu"
+        found = {name: {"activity": activity, "kernels": [], "ops": []} for name in names}
+        ranges = sorted((e.start, e.end, e.name[len(MARK):]) for e in events if e.name.startswith(MARK) and not e.device)
+        starts = [start for start, _end, _name in ranges]
+
+        def case_of(time_ns):
+            index = bisect.bisect_right(starts, time_ns) - 1
+            if index < 0 or time_ns > ranges[index][1]:
+                return None
+            return found.get(ranges[index][2])
+
+        launchers = {e.linked for e in events if e.device and e.linked > 0}
+        launched_at = sorted(e.start for e in events if not e.device and e.correlation in launchers)
+        for event in events:
+            profile = case_of(event.start)
+            if profile is None or event.name.startswith(MARK):
+                continue
+            if event.device:
+                if self.gpu and event.name not in profile["kernels"]:
+                    profile["kernels"].append(event.name)
+            elif (event.name.startswith("aten::") and any(hint in event.name for hint in OP_HINTS)
+                  and event.name not in profile["ops"]):
+                # On a GPU keep only ops that launched device work themselves or through the ops inside them: the
+                # float64 CPU reference runs in the same range.
+                if not self.gpu or _any_between(launched_at, event.start, event.end):
+                    profile["ops"].append(event.name)
+        for profile in found.values():
+            profile["kernels"] = profile["kernels"][:KERNELS_KEPT]
+            profile["ops"] = profile["ops"][:OPS_KEPT]
+        return found
+
+
+class Event:
+    """What attribution needs of one of the session's events, read once (nanoseconds on the profiler's clock)."""
+
+    __slots__ = ("name", "device", "start", "end", "correlation", "linked")
+
+    def __init__(self, raw):
+        self.name = raw.name()
+        self.device = str(raw.device_type()).endswith("CUDA")
+        if hasattr(raw, "start_ns"):
+            self.start, self.end = raw.start_ns(), raw.start_ns() + raw.duration_ns()
+        else:  # torch before 2.1 counts in microseconds
+            self.start, self.end = raw.start_us() * 1000, (raw.start_us() + raw.duration_us()) * 1000
+        self.correlation, self.linked = raw.correlation_id(), raw.linked_correlation_id()
+
+
+def _any_between(sorted_times, start, end):
+    index = bisect.bisect_left(sorted_times, start)
+    return index < len(sorted_times) and sorted_times[index] <= end
