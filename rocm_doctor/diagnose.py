@@ -139,6 +139,8 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
             _say(options, f"reading {options.from_file}" if options.from_file is not None else
                  "probing the machine: the GPU tools, driver and library files, and torch in the target interpreter")
         observations = observe(options, None if loaded else load_judges)
+        for stage in options.stages:
+            stage.probes_done()
         registry = loaded[0]
         source = str(options.from_file) if options.from_file else "live"
         if options.scope == MACHINE:

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from rocm_doctor.gpu.kernels.harness import SuiteOptions, run_suite
+from rocm_doctor.gpu.kernels.harness import BackgroundSuite, SuiteOptions, run_suite
 
 pytestmark = pytest.mark.slow
 
@@ -218,3 +218,13 @@ def test_the_child_computes_from_one_folder_whatever_folder_the_doctor_started_i
     (record,) = suite["results"]
     assert record["outcome"] == "ok"
     assert record["info"]["cwd"] == os.path.realpath(tempfile.gettempdir())
+
+
+def test_an_early_suite_holds_its_first_case_until_released_or_its_startup_time_is_up():
+    suite = BackgroundSuite(PY, SuiteOptions(device="cpu", only=["devices"], startup_timeout_s=6), hold=True)
+    result = suite.future.result()
+    # Never released: it waited its whole startup allowance, then ran its cases.
+    assert result["hello"]["held_s"] >= 5.5
+    assert result["fatal"] is None and result["results"]
+    released = BackgroundSuite(PY, SuiteOptions(device="cpu", only=["devices"]), hold=True)
+    assert released.result()["hello"]["held_s"] < 5

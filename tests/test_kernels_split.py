@@ -30,12 +30,15 @@ def test_the_suite_started_early_is_used_when_the_stage_runs_with_the_same_inter
     node = tmp_path / "kfd"
     node.write_text("")
     monkeypatch.setattr(kernel_stage, "GPU_NODES", (str(node),))
-    started, stopped, ran_now = [], [], []
+    started, stopped, ran_now, released = [], [], [], []
 
     class FakeBackground:
-        def __init__(self, python, options):
-            self.python, self.env = python, dict(options.env)
+        def __init__(self, python, options, hold=False):
+            self.python, self.env, self.hold = python, dict(options.env), hold
             started.append(self)
+
+        def release(self):
+            released.append(self)
 
         def result(self):
             return {"hello": {"vendor": "cpu"}, "fatal": None, "results": [], "children": [], "from": self}
@@ -60,6 +63,9 @@ def test_the_suite_started_early_is_used_when_the_stage_runs_with_the_same_inter
 
     stage = kernel_stage.KernelStage(kernel_stage.ConfirmOptions(python=PY, override_ab=False))
     stage.start_early(PY, {"A": "1"})
+    assert started[0].hold and not released  # it holds its first case while the probes run ...
+    stage.probes_done()
+    assert released == [started[0]]  # ... and computes once they have ended
     assert stage.run(Facts())["suite"]["from"] is started[0] and not stopped and not ran_now
 
     stage.start_early(PY, {"A": "2"})  # another environment than the facts': ended, and the suite runs anew
@@ -89,3 +95,36 @@ def test_nothing_starts_early_without_a_gpu_device_node(monkeypatch, tmp_path):
     stage.start_early(PY, {})
     assert stage._early is None
     stage.discard_early()
+
+
+def test_a_request_lets_its_early_work_compute_once_the_probes_have_ended(monkeypatch):
+    import types
+
+    from rocm_doctor import diagnose as diagnose_module
+    from rocm_doctor.engine.pipeline import Stage
+
+    calls = []
+
+    class Recording(Stage):
+        name, probe_key, provides = "recording", "recording", ()
+
+        def start_early(self, python, env):
+            calls.append("start_early")
+
+        def probes_done(self):
+            calls.append("probes_done")
+
+        def discard_early(self):
+            calls.append("discard_early")
+
+    def observe(options, meanwhile):
+        meanwhile()
+        calls.append("observe")
+        return "seen"
+
+    monkeypatch.setattr(diagnose_module, "observe", observe)
+    monkeypatch.setattr(diagnose_module, "_judge", lambda observations, *rest: calls.append("judge") or observations)
+    monkeypatch.setattr(diagnose_module, "load_registry", lambda: types.SimpleNamespace(checks=[]))
+    monkeypatch.setattr(diagnose_module, "interpreter_modules", lambda known: None)
+    assert diagnose_module.diagnose(diagnose_module.Options(stages=[Recording()])) == "seen"
+    assert calls == ["start_early", "observe", "probes_done", "judge", "discard_early"]

@@ -37,6 +37,9 @@ class Stage:
         """Start work that does not need the facts while the probes run (a live run calls it before observing);
         `run` uses it when its interpreter and environment are the same, else discards it."""
 
+    def probes_done(self) -> None:
+        """The probes have ended: what start_early began may use the GPU now without slowing them or being slowed."""
+
     def discard_early(self) -> None:
         """Stop whatever start_early began and `run` did not use (the stage was skipped, or the run failed)."""
 

@@ -15,6 +15,7 @@ installed. Reads a JSON payload from stdin:
   seed            base seed for the inputs
   gate, gate_s    a file to wait for (at most gate_s seconds) after importing torch and before touching the GPU:
                   a child started ahead of its turn, while another computes
+  hold, hold_s    a file to wait for (at most hold_s seconds) before the first case; the driver starts meanwhile
 
 Events (key "event"): start, hello (torch and devices), plan (the cases), begin (before each case), result
 (after each), profiles (each attributed case's kernels and ops), fatal (nothing can run), done. When the process dies, the last "begin" without a "result" names
@@ -311,6 +312,11 @@ def main():
     if payload.get("gate") and not childlib.wait_for(payload["gate"], payload.get("gate_s", 600)):
         emit.finish("fatal", stage="gate", error="started ahead of its turn, and its turn never came")
         return
+    held_s = None
+    if payload.get("hold"):  # unlike a gate, the driver started during the import; it only waits to compute
+        held = time.monotonic()
+        childlib.wait_for(payload["hold"], payload.get("hold_s", 120))
+        held_s = round(time.monotonic() - held, 3)
     device = payload.get("device") or "cuda"
     device_type = device.split(":")[0]
     if device_type not in ("cuda", "cpu"):
@@ -327,7 +333,7 @@ def main():
             return
     count = torch.cuda.device_count() if device_type == "cuda" else 0
     started_driver = {"driver_start": dict(driver_start)} if driver_start is not None else {}
-    emit("hello", import_s=import_s, device=device, device_type=device_type, device_count=count,
+    emit("hello", import_s=import_s, held_s=held_s, device=device, device_type=device_type, device_count=count,
          **started_driver, **describe(torch, device_type))
     try:
         cases = select(all_cases(torch, payload, device_type, count), payload)

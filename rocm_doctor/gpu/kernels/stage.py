@@ -166,12 +166,17 @@ class KernelStage(Stage):
 
     def start_early(self, python: str, env: dict[str, str]) -> None:
         """On a machine with a GPU device node, start the suite's child now: it imports torch while the
-        probes run, which takes seconds off `check`. Without one (no GPU, or not Linux) nothing starts early.
-        Only the one child: on one GPU, several processes computing at once slow each other down."""
+        probes run, which takes seconds off `check`, and holds its first case until they end. Without one (no GPU,
+        or not Linux) nothing starts early. Only the one child: on one GPU, several processes computing at once
+        slow each other down."""
         if self.options.device == "cpu" or self.options.python not in (None, python) or \
                 not any(os.path.exists(node) for node in GPU_NODES):
             return
-        self._early = BackgroundSuite(python, suite_options(self.options, dict(env)))
+        self._early = BackgroundSuite(python, suite_options(self.options, dict(env)), hold=True)
+
+    def probes_done(self) -> None:
+        if self._early is not None:
+            self._early.release()
 
     def discard_early(self) -> None:
         if self._early is not None:
