@@ -100,6 +100,16 @@ def _stdout_failed(app: App, exc: Optional[OSError] = None) -> Optional[int]:
     return EXIT_CANNOT_RUN
 
 
+def _stopped(app: App, signum: int) -> None:
+    from rocm_doctor.engine import runner
+
+    runner.reported()
+    runner.stop_children()
+    name = signal.Signals(signum).name
+    app.say("rocm-doctor: interrupted" if signum == signal.SIGINT else f"rocm-doctor: stopped by {name}")
+    sys.exit(128 + signum)
+
+
 def main() -> None:
     from rocm_doctor.engine import runner
 
@@ -110,11 +120,10 @@ def main() -> None:
     try:
         cli.main(prog_name="rocm-doctor", standalone_mode=True, obj=app)
     except runner.Interrupted as exc:
-        runner.stop_children()
-        name = signal.Signals(exc.signum).name
-        app.say("rocm-doctor: interrupted" if exc.signum == signal.SIGINT else f"rocm-doctor: stopped by {name}")
-        sys.exit(128 + exc.signum)
+        _stopped(app, exc.signum)
     except SystemExit as exc:
+        if runner.signalled() is not None:  # a signal whose Interrupted had to wait for an import and came too late
+            _stopped(app, runner.signalled())
         failed = _stdout_failed(app)
         if failed is not None:
             sys.exit(failed)

@@ -34,6 +34,8 @@ REAP_WAIT_S = 1.0  # how long an adopted process just killed is waited for (one 
 _live: set = set()
 _live_lock = threading.RLock()  # re-entrant: the signal handler runs on the main thread, which may hold it
 _stopping = threading.Event()
+_signalled: list[int] = []
+_reported = threading.Event()
 _started: set = set()  # every pid this process started: its own children are never another user of the GPU
 _spawn_lock = threading.Lock()  # a child being started is not yet in _live: no scan for adopted orphans meanwhile
 _adopting = threading.Event()  # set once this process is its descendants' subreaper (stop_children_on_signals)
@@ -339,9 +341,34 @@ def _watch(fd: int, watched: set) -> None:
             stop_children()
 
 
-def _on_signal(signum, _frame) -> None:
+def _on_signal(signum, frame) -> None:
     stop_children()
+    if _reported.is_set():  # the doctor is already saying why it stops
+        return
+    _signalled.append(signum)
+    if _in_import_machinery(frame):
+        # An exception raised inside importlib's bootstrap can leave the global import lock held, and every later
+        # import then waits forever (seen once: an interrupt landed in a module lock's clean-up and the doctor hung).
+        # The signal lands again a moment later, by when the import has moved on; `signalled` keeps it meanwhile.
+        threading.Timer(0.05, signal.raise_signal, (signum,)).start()
+        return
     raise Interrupted(signum)
+
+
+def signalled() -> Optional[int]:
+    """The first signal that stopped the doctor, whether or not its Interrupted reached the command."""
+    return _signalled[0] if _signalled else None
+
+
+def reported() -> None:
+    """The doctor has said why it stops: a signal that lands later ends children and raises nothing."""
+    _reported.set()
+
+
+def _in_import_machinery(frame) -> bool:
+    """Whether the code the signal interrupted is importlib's own (a module's body that runs during an import is
+    not: an exception from it unwinds through importlib's clean-up)."""
+    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
 
 
 def stop_children() -> None:
