@@ -16,9 +16,6 @@ from rocm_doctor.facts import keys
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = (REPO / "checks", REPO / "rocm_doctor")
 KEYS_MODULE = REPO / "rocm_doctor" / "facts" / "keys.py"
-# Parsers import only parsers (tests/test_layering.py), so this one cannot import keys.py: it tells the variable
-# tables of a recorded windows.env.scopes fact apart to mask their secrets before anything is written.
-ALLOWED = {"rocm_doctor/parsers/secret_values.py": {keys.WINDOWS_ENV_SCOPES}}
 FACT_CALLS = {"get", "set", "set_missing", "has", "why_missing"}
 FACT_LISTS = {"requires", "REQUIRES"}
 
@@ -63,14 +60,14 @@ def _built_under_prefix(node: ast.AST) -> bool:
     return isinstance(head, ast.Constant) and isinstance(head.value, str) and head.value.startswith(PREFIXES)
 
 
-def spellings(source: str, allowed: frozenset = frozenset()) -> list[tuple[int, str]]:
+def spellings(source: str) -> list[tuple[int, str]]:
     """(line, key) for each fact key `source` spells in code."""
     tree = ast.parse(source)
     skip = _docstrings(tree)
     skip |= {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values}
     found = {(node.lineno, node.value) for node in ast.walk(tree)
              if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
-             and node.value in KNOWN and node.value not in allowed}
+             and node.value in KNOWN}
     for node in _fact_positions(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and UNDER_PREFIX.fullmatch(node.value):
             found.add((node.lineno, node.value))
@@ -86,7 +83,7 @@ def test_no_module_but_keys_spells_a_fact_key():
             if path == KEYS_MODULE:
                 continue
             name = path.relative_to(REPO).as_posix()
-            for line, key in spellings(path.read_text(encoding="utf-8"), frozenset(ALLOWED.get(name, ()))):
+            for line, key in spellings(path.read_text(encoding="utf-8")):
                 failures.append(f"{name}:{line}: {key}")
     assert failures == [], "name these facts by their constant in rocm_doctor/facts/keys.py:\n" + "\n".join(failures)
 

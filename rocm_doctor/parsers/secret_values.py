@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any, Iterable, Optional
 
+from rocm_doctor.facts.keys import WINDOWS_ENV_SCOPES
 from rocm_doctor.parsers import shell_secrets
 
 MASK = "<redacted>"
@@ -40,7 +41,7 @@ def is_environment(keys: tuple[str, ...], value: dict) -> bool:
 def is_variable_table(keys: tuple[str, ...]) -> bool:
     """A table of variable records with a `value` (a registry `…\\Environment` key's values, Windows' User and
     Machine scopes): the record's value is read by the variable's name."""
-    if keys[-2:] in (("windows.env.scopes", "user"), ("windows.env.scopes", "machine")):
+    if keys[-2:] in ((WINDOWS_ENV_SCOPES, "user"), (WINDOWS_ENV_SCOPES, "machine")):
         return True
     return len(keys) >= 2 and keys[-1] == "values" and keys[-2].lower().endswith("\\environment")
 
