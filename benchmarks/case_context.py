@@ -40,9 +40,9 @@ def main(argv=None) -> int:
             after_s = sum(c.get("after_import_s") or 0 for c in suite["children"])
             attribution_s = sum(c.get("attribution_s") or 0 for c in suite["children"])
             watched = " ".join(f"{name}={seconds[name]:.3f}" for name in args.watch if name in seconds)
+            fatal = f"  FATAL: {suite['fatal']}" if suite.get("fatal") else ""
             print(f"round {round_} {config:<24} cases={len(seconds):>3} sum={sum(seconds.values()):.3f} "
-                  f"import={import_s:.2f} after={after_s:.3f} reading={attribution_s:.3f} {watched}{'  FATAL: ' + str(suite['fatal']) if suite.get('fatal') else ''}",
-                  flush=True)
+                  f"import={import_s:.2f} after={after_s:.3f} reading={attribution_s:.3f} {watched}{fatal}", flush=True)
             kept.append({"round": round_, "config": config, "results": suite["results"]})
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

@@ -106,17 +106,15 @@ def leave_script_folder(script):
         del sys.path[0]
 
 
-def enter_stable_folder():
-    """Compute from one working folder whatever folder the doctor was started in: the system's temporary folder.
-    On an H200 the two cuDNN attention cases took about 0.5 s each in every working folder new to the machine and
-    0.06-0.13 s in one it had run from before (the driver's compute cache gained entries each time). Called after
-    `import torch`: site has made sys.path absolute by then, so what imports later resolves as before."""
-    import tempfile
-
-    try:
-        os.chdir(tempfile.gettempdir())
-    except OSError:
-        pass
+def enter_work_folder(folder):
+    """Compute from `folder` (the parent's work folder, the same on every run; see engine/child.py work_folder),
+    whatever folder the doctor was started in. Called after `import torch`: site has made sys.path absolute by then,
+    so what imports later resolves as before."""
+    if folder:
+        try:
+            os.chdir(folder)
+        except OSError:
+            pass
 
 
 def load_module(path, name):

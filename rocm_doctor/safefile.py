@@ -14,10 +14,11 @@ import errno
 import os
 import re
 import secrets
-import time
 import stat
+import sys
+import time
 from pathlib import Path
-from typing import Optional, Union
+from typing import Mapping, Optional, Union
 
 TMP_SUFFIX = ".rocm-doctor-tmp"
 STALE_S = 600  # a write takes a second at most: a temporary file this old was left by a killed run
@@ -146,6 +147,36 @@ def resolve(path: Union[str, Path]) -> Path:
     else:
         raise WriteError(f"cannot write {path}: too many levels of symbolic links")
     return Path(os.path.realpath(current.parent)) / current.name
+
+
+def state_dir(env: Optional[Mapping[str, str]] = None) -> Path:
+    """ROCM_DOCTOR_STATE_DIR, else %LOCALAPPDATA%\\rocm-doctor (Windows), else $XDG_STATE_HOME/rocm-doctor,
+    else ~/.local/state/rocm-doctor."""
+    env = os.environ if env is None else env
+    if env.get("ROCM_DOCTOR_STATE_DIR"):
+        return Path(env["ROCM_DOCTOR_STATE_DIR"])
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "rocm-doctor"
+    if env.get("XDG_STATE_HOME"):
+        return Path(env["XDG_STATE_HOME"]) / "rocm-doctor"
+    home = env.get("HOME") or env.get("USERPROFILE") or str(Path.home())
+    return Path(home) / ".local" / "state" / "rocm-doctor"
+
+
+def private_folder(path: Union[str, Path]) -> Optional[Path]:
+    """`path`, made (0700) where missing, when it is this user's alone: None where it cannot be made, or it is not a
+    folder, or (POSIX) not this user's own, or others may write to it."""
+    path = Path(path)
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
+        return None
+    return path
 
 
 def untrusted_by_root(path: Union[str, Path]) -> Optional[str]:

@@ -13,6 +13,7 @@ import pytest
 
 from rocm_doctor.engine.model import Finding, Status
 from rocm_doctor.engine.diagnosis import build
+from rocm_doctor import safefile
 from rocm_doctor.fix import apply, changes, journal, rcfile, undo
 from rocm_doctor.engine import remedy as S
 from rocm_doctor.fix.regvalue import REG_EXPAND_SZ, REG_SZ, RegValue
@@ -328,9 +329,9 @@ def test_windows_plan_previews_manual_commands_without_a_registry(home):
 
 
 def test_state_dir_resolution(tmp_path):
-    assert journal.state_dir({"ROCM_DOCTOR_STATE_DIR": str(tmp_path)}) == tmp_path
-    assert journal.state_dir({"XDG_STATE_HOME": "/x/state", "HOME": "/h"}) == Path("/x/state/rocm-doctor")
-    assert journal.state_dir({"HOME": "/h"}) == Path("/h/.local/state/rocm-doctor")
+    assert safefile.state_dir({"ROCM_DOCTOR_STATE_DIR": str(tmp_path)}) == tmp_path
+    assert safefile.state_dir({"XDG_STATE_HOME": "/x/state", "HOME": "/h"}) == Path("/x/state/rocm-doctor")
+    assert safefile.state_dir({"HOME": "/h"}) == Path("/h/.local/state/rocm-doctor")
 
 
 def test_journal_ignores_a_line_cut_off_by_a_kill(state):

@@ -107,3 +107,45 @@ def test_runtime_copies_are_named_and_kept_out_of_the_label():
     assert result["libraries"] == ["cuBLAS/cuBLASLt", "runtime copy/memset"]
     assert result["unattributed"] == 0
     assert short_label(result) == "cuBLAS/cuBLASLt"
+
+
+def _profile_module():
+    import importlib.util
+    from pathlib import Path
+
+    import rocm_doctor.gpu.kernels as kernels
+
+    spec = importlib.util.spec_from_file_location("_doctor_profile_test", Path(kernels.__file__).with_name("_profile.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _event(name, start, end, device=False, correlation=0, linked=0):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(name=name, start=start, end=end, device=device, correlation=correlation, linked=linked)
+
+
+def test_a_kernel_belongs_to_the_case_whose_range_holds_its_launch_not_its_own_timestamp():
+    profile = _profile_module()
+    mark = profile.MARK
+    events = [
+        _event(mark + "mm", 100, 200), _event(mark + "fft", 300, 400),
+        _event("aten::mm", 110, 190, correlation=1),
+        # the GPU clock runs late: the matmul's kernel seems to start inside the FFT's range
+        _event("volta_sgemm_128x64_nn", 310, 320, device=True, linked=1),
+        _event("aten::_fft_c2c", 305, 390, correlation=2),
+        _event("void vector_fft<1024u>", 330, 340, device=True, linked=2),
+        # a failed case's kernel, queued before its range closed and run after it; and one with no launcher
+        _event("aten::cudnn_convolution", 150, 160, correlation=3),
+        _event("implicit_convolve_sgemm", 250, 260, device=True, linked=3),
+        _event("Memset (Device)", 350, 351, device=True),
+        # the float64 CPU reference in the FFT's range launched nothing: not a backend that ran
+        _event("aten::mkldnn_convolution", 350, 360, correlation=4),
+    ]
+    found = profile.split(events, ["mm", "fft"], gpu=True)
+    assert found["mm"]["kernels"] == ["volta_sgemm_128x64_nn", "implicit_convolve_sgemm"]
+    assert found["fft"]["kernels"] == ["void vector_fft<1024u>", "Memset (Device)"]
+    assert found["mm"]["ops"] == ["aten::cudnn_convolution"]
+    assert found["fft"]["ops"] == ["aten::_fft_c2c"]

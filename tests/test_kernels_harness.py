@@ -2,7 +2,6 @@
 
 import os
 import sys
-import tempfile
 import textwrap
 
 import pytest
@@ -201,7 +200,7 @@ def test_attribution_is_split_by_case_and_survives_a_later_crash(tmp_path):
     assert by_name["conv-wrong"]["child"] == 0 and by_name["conv-after"]["child"] == 1
 
 
-def test_the_child_computes_from_one_folder_whatever_folder_the_doctor_started_in(tmp_path, monkeypatch):
+def test_the_child_computes_from_its_work_folder_whatever_folder_the_doctor_started_in(tmp_path, monkeypatch):
     (tmp_path / "where_cases.py").write_text(textwrap.dedent('''
         import os
         from _doctor_cases import case
@@ -212,12 +211,26 @@ def test_the_child_computes_from_one_folder_whatever_folder_the_doctor_started_i
 
         CASES = [case("where", "where", "float32", _where)]
     '''))
+    work = tmp_path / "work"
+    work.mkdir()
     monkeypatch.chdir(tmp_path)
     # A case file named relative to the folder the doctor started in still loads once the child has moved.
-    suite = run_suite(PY, SuiteOptions(device="cpu", only=["where"], extra_modules=["where_cases.py"]))
+    suite = run_suite(PY, SuiteOptions(device="cpu", only=["where"], extra_modules=["where_cases.py"],
+                                       workdir=str(work)))
     (record,) = suite["results"]
     assert record["outcome"] == "ok"
-    assert record["info"]["cwd"] == os.path.realpath(tempfile.gettempdir())
+    assert record["info"]["cwd"] == os.path.realpath(work)
+
+
+def test_the_work_folder_is_the_users_alone_and_none_on_the_cpu_device(tmp_path, monkeypatch):
+    from rocm_doctor.engine.child import work_folder
+
+    monkeypatch.setenv("ROCM_DOCTOR_STATE_DIR", str(tmp_path / "state"))
+    folder = work_folder("cuda")
+    assert folder == str(tmp_path / "state" / "gpu-work") and (os.stat(folder).st_mode & 0o777) == 0o700
+    assert work_folder("cpu") is None
+    os.chmod(folder, 0o777)  # others may write to it: a library planted there could be loaded from it
+    assert work_folder("cuda") is None
 
 
 def test_an_early_suite_holds_its_first_case_until_released_or_its_startup_time_is_up():
@@ -228,3 +241,28 @@ def test_an_early_suite_holds_its_first_case_until_released_or_its_startup_time_
     assert result["fatal"] is None and result["results"]
     released = BackgroundSuite(PY, SuiteOptions(device="cpu", only=["devices"]), hold=True)
     assert released.result()["hello"]["held_s"] < 5
+
+
+def test_a_profiler_failure_under_a_case_is_not_the_operators(tmp_path):
+    (tmp_path / "profiler_cases.py").write_text(textwrap.dedent('''
+        from _doctor_cases import case
+
+        calls = []
+
+        def _first_call_fails_in_the_profiler(ctx):
+            calls.append(1)
+            if len(calls) == 1:
+                raise RuntimeError("Kineto profiler failed to collect activity")
+            a = ctx.randn(8)
+            return ctx.dev(a) * 2, a * 2
+
+        CASES = [case("profiler", "flaky-profiler", "float32", _first_call_fails_in_the_profiler, profile=True),
+                 case("profiler", "after-it", "float32", _first_call_fails_in_the_profiler, profile=True)]
+    '''))
+    suite = run_suite(PY, SuiteOptions(device="cpu", only=["profiler"],
+                                       extra_modules=[str(tmp_path / "profiler_cases.py")]))
+    by_name = {r["case"]: r for r in suite["results"]}
+    # Run again without attribution: the operator is fine, and the attribution says why it is missing.
+    assert by_name["flaky-profiler"]["outcome"] == "ok"
+    assert "Kineto" in by_name["flaky-profiler"]["profile"]["error"]
+    assert by_name["after-it"]["outcome"] == "ok" and "Kineto" in by_name["after-it"]["profile"]["error"]

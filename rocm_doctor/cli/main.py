@@ -110,6 +110,14 @@ def _stopped(app: App, signum: int) -> None:
     sys.exit(128 + signum)
 
 
+def _stop_if_signalled(app: App) -> None:
+    """A signal whose Interrupted had to wait for an import and never reached the command still decides the exit."""
+    from rocm_doctor.engine import runner
+
+    if runner.signalled() is not None:
+        _stopped(app, runner.signalled())
+
+
 def main() -> None:
     from rocm_doctor.engine import runner
 
@@ -122,19 +130,20 @@ def main() -> None:
     except runner.Interrupted as exc:
         _stopped(app, exc.signum)
     except SystemExit as exc:
-        if runner.signalled() is not None:  # a signal whose Interrupted had to wait for an import and came too late
-            _stopped(app, runner.signalled())
+        _stop_if_signalled(app)
         failed = _stdout_failed(app)
         if failed is not None:
             sys.exit(failed)
         raise exc
     except OSError as exc:
+        _stop_if_signalled(app)
         failed = _stdout_failed(app, exc)
         if failed is not None:
             sys.exit(failed)
         app.say(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)")
         sys.exit(EXIT_CANNOT_RUN)
     except Exception as exc:  # last resort: never a traceback for the user
+        _stop_if_signalled(app)
         app.say(f"rocm-doctor: internal error: {type(exc).__name__}: {exc} (please report this)")
         sys.exit(EXIT_CANNOT_RUN)
     failed = _stdout_failed(app)

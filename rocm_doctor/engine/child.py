@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from rocm_doctor import safefile
 from rocm_doctor.engine import runner
 from rocm_doctor.facts.command import CommandResult, signal_name
 
@@ -53,6 +54,9 @@ def child_env(base: Optional[Mapping[str, str]] = None, extra: Optional[Mapping[
     return env
 
 
+WORK_FOLDER = "gpu-work"
+
+
 @dataclass
 class ChildRun:
     result: CommandResult
@@ -63,6 +67,17 @@ class ChildRun:
     @property
     def stderr_tail(self) -> list[str]:
         return [line for line in self.result.stderr.splitlines() if line.strip()][-12:]
+
+
+def work_folder(device: str) -> Optional[str]:
+    """The folder a GPU child computes from, the same on every run: WORK_FOLDER in the doctor's state folder, this
+    user's alone. On an H200 the two cuDNN attention cases took about 0.5 s each in every working folder new to the
+    machine and 0.05-0.13 s in one it had run from before (the driver's compute cache gained entries each time). None
+    on the CPU device, or where no such folder can be had: the child then stays where the doctor started."""
+    if device == "cpu":
+        return None
+    folder = safefile.private_folder(safefile.state_dir() / WORK_FOLDER)
+    return str(folder) if folder is not None else None
 
 
 def run_child(

@@ -366,9 +366,13 @@ def reported() -> None:
 
 
 def _in_import_machinery(frame) -> bool:
-    """Whether the code the signal interrupted is importlib's own (a module's body that runs during an import is
-    not: an exception from it unwinds through importlib's clean-up)."""
-    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
+    """Whether the code the signal interrupted is importlib's or zipimport's own, frozen or not (a module's body that
+    runs during an import is not: an exception from it unwinds through importlib's clean-up)."""
+    if frame is None:
+        return False
+    name = frame.f_code.co_filename.replace("\\", "/")
+    return name.startswith(("<frozen importlib", "<frozen zipimport")) or "/importlib/_bootstrap" in name \
+        or name.endswith("/zipimport.py")
 
 
 def stop_children() -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -28,24 +26,10 @@ class JournalError(OSError):
     """The journal cannot be written or read; the message is one line for the user."""
 
 
-def state_dir(env: Optional[Mapping[str, str]] = None) -> Path:
-    """ROCM_DOCTOR_STATE_DIR, else %LOCALAPPDATA%\\rocm-doctor (Windows), else $XDG_STATE_HOME/rocm-doctor,
-    else ~/.local/state/rocm-doctor."""
-    env = os.environ if env is None else env
-    if env.get("ROCM_DOCTOR_STATE_DIR"):
-        return Path(env["ROCM_DOCTOR_STATE_DIR"])
-    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
-        return Path(env["LOCALAPPDATA"]) / "rocm-doctor"
-    if env.get("XDG_STATE_HOME"):
-        return Path(env["XDG_STATE_HOME"]) / "rocm-doctor"
-    home = env.get("HOME") or env.get("USERPROFILE") or str(Path.home())
-    return Path(home) / ".local" / "state" / "rocm-doctor"
-
-
 def trusted_state_dir(env: Optional[Mapping[str, str]] = None) -> Path:
-    """state_dir(), or JournalError (one line) when running as root and the folder is not root's own: root's
+    """safefile.state_dir(), or JournalError (one line) when running as root and the folder is not root's own: root's
     `fix --undo` must not follow a journal another user can write."""
-    folder = state_dir(env)
+    folder = safefile.state_dir(env)
     why = safefile.untrusted_by_root(folder)
     if why:
         raise JournalError(why)

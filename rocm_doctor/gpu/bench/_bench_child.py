@@ -108,7 +108,7 @@ def main():
     except BaseException as exc:  # torch's import can raise anything, including SystemExit
         emit.finish("import", ok=False, error=error_text(exc))
         return
-    childlib.enter_stable_folder()
+    childlib.enter_work_folder(payload.get("workdir"))
     if driver is not None:
         driver_start["before_import_ended"] = not driver.is_alive()
     emit("import", ok=True, seconds=round(time.monotonic() - started, 3), version=torch.__version__,

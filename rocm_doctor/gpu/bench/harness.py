@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from rocm_doctor.engine import runner
-from rocm_doctor.engine.child import run_child
+from rocm_doctor.engine.child import run_child, work_folder
 from rocm_doctor.gpu.bench.plan import Section
 from rocm_doctor.knowledge import env_catalog, gpu_env_vars
 
@@ -128,6 +128,7 @@ def run_bench(
     while remaining:
         payload = {"device": device, "device_index": device_index, "watchdog": watchdog,
                    "hold_dir": os.path.abspath(hold_dir) if hold_dir else None,  # the child changes folder
+                   "workdir": work_folder(device),
                    "thread_variables": list(env_catalog.role("cpu-threads")),
                    "sections": [s.to_payload() for s in remaining]}
         timeout = startup_allowance_s + sum(s.timeout_s for s in remaining) + 5.0

@@ -15,11 +15,13 @@ installed. Reads a JSON payload from stdin:
   seed            base seed for the inputs
   gate, gate_s    a file to wait for (at most gate_s seconds) after importing torch and before touching the GPU:
                   a child started ahead of its turn, while another computes
-  hold, hold_s    a file to wait for (at most hold_s seconds) before the first case; the driver starts meanwhile
+  hold, hold_s    a file to wait for (at most hold_s seconds) before the first case; on NVIDIA the driver
+                  starts meanwhile
+  workdir         the folder to compute from once torch is imported
 
 Events (key "event"): start, hello (torch and devices), plan (the cases), begin (before each case), result
-(after each), profiles (each attributed case's kernels and ops), fatal (nothing can run), done. When the process dies, the last "begin" without a "result" names
-the case that killed it.
+(after each), profiles (each attributed case's kernels and ops), fatal (nothing can run), done. When the process
+dies, the last "begin" without a "result" names the case that killed it.
 """
 
 import contextlib
@@ -232,7 +234,16 @@ def run_case(torch, case, payload, device, device_type, profiles):
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            with profiles.case(name) if attributed else contextlib.nullcontext():
+            try:
+                with profiles.case(name) if attributed else contextlib.nullcontext():
+                    outcome = case["build"](ctx)
+                    ctx.sync()
+            except Exception as exc:
+                if not attributed or not suite_profile.profiler_fault(error_text(exc)):
+                    raise
+                profiles.abandon(error_text(exc))  # the profiler failed, not the operator: run it again without
+                torch.manual_seed(seed)
+                ctx = Ctx(torch, device, case["dtype"], seed)
                 outcome = case["build"](ctx)
                 ctx.sync()
             errors, notes = [], []
@@ -306,14 +317,14 @@ def main():
         emit.finish("fatal", stage="import", error=error_text(exc))
         return
     import_s = round(time.monotonic() - started, 3)
-    childlib.enter_stable_folder()
+    childlib.enter_work_folder(payload.get("workdir"))
     if driver is not None:
         driver_start["before_import_ended"] = not driver.is_alive()
     if payload.get("gate") and not childlib.wait_for(payload["gate"], payload.get("gate_s", 600)):
         emit.finish("fatal", stage="gate", error="started ahead of its turn, and its turn never came")
         return
     held_s = None
-    if payload.get("hold"):  # unlike a gate, the driver started during the import; it only waits to compute
+    if payload.get("hold"):  # unlike a gate, the driver may start during the import; it only waits to compute
         held = time.monotonic()
         childlib.wait_for(payload["hold"], payload.get("hold_s", 120))
         held_s = round(time.monotonic() - held, 3)

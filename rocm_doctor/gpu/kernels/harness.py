@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from rocm_doctor.engine.child import ChildRun, run_child
+from rocm_doctor.engine.child import ChildRun, run_child, work_folder
 from rocm_doctor.gpu.kernels.attribution import attribute
 
 CHILD = Path(__file__).with_name("_child.py")
@@ -43,8 +43,11 @@ class SuiteOptions:
     seed: int = 1234
     env: Optional[Mapping[str, str]] = None  # the child's whole environment (None: this process's)
     hold: Optional[str] = None  # a file the child waits for before its first case (BackgroundSuite.release)
+    workdir: Optional[str] = None  # the folder the child computes from (None: engine.child.work_folder's)
 
-    def payload(self, cases: Optional[Sequence[str]]) -> dict[str, Any]:
+    def payload(self, cases: Optional[Sequence[str]], first: bool = True) -> dict[str, Any]:
+        """What a child is asked to do; `first` is false for a child that takes over from one that died (it does not
+        wait on the hold again)."""
         return {
             "device": self.device,
             "only": list(self.only),
@@ -54,8 +57,9 @@ class SuiteOptions:
             "profile": self.profile,
             "case_timeout_s": self.case_timeout_s,
             "seed": self.seed,
-            "hold": self.hold,
+            "hold": self.hold if first else None,
             "hold_s": self.startup_timeout_s,
+            "workdir": self.workdir or work_folder(self.device),
         }
 
 
@@ -77,7 +81,8 @@ def run_suite(python: str, options: SuiteOptions, runner: ChildRunner = run_chil
     for attempt in range(options.max_children):
         count = len(remaining) if remaining is not None else 100
         timeout = options.startup_timeout_s + options.case_timeout_s * max(count, 1)
-        run = runner(python, CHILD, options.payload(remaining), timeout=timeout, env=env, marker=MARKER)
+        run = runner(python, CHILD, options.payload(remaining, first=attempt == 0), timeout=timeout, env=env,
+                     marker=MARKER)
         events = run.records
         begun: list[str] = []
         ran: list[str] = []
@@ -196,7 +201,13 @@ class BackgroundSuite:
         self.future: Future = pool.submit(run_suite, python, options, functools.partial(run_child, cancel=self.cancel))
         pool.shutdown(wait=False)
         if self.folder is not None:
-            self.future.add_done_callback(lambda _future: self.folder.cleanup())
+            self.future.add_done_callback(self._remove_hold)
+
+    def _remove_hold(self, _future: Future) -> None:
+        try:
+            self.folder.cleanup()
+        except OSError:  # `release` made its file while the folder went: one small folder stays behind
+            pass
 
     def release(self) -> None:
         """Let the child compute (nothing when it holds for nothing or was let go already)."""
