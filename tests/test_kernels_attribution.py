@@ -149,3 +149,14 @@ def test_a_kernel_belongs_to_the_case_whose_range_holds_its_launch_not_its_own_t
     assert found["fft"]["kernels"] == ["void vector_fft<1024u>", "Memset (Device)"]
     assert found["mm"]["ops"] == ["aten::cudnn_convolution"]
     assert found["fft"]["ops"] == ["aten::_fft_c2c"]
+
+
+def test_a_runtime_call_numbered_like_an_operator_does_not_take_its_kernels():
+    profile = _profile_module()
+    events = [
+        _event(profile.MARK + "a", 100, 200), _event(profile.MARK + "b", 300, 400),
+        _event("aten::mm", 110, 190, correlation=7),
+        _event("cudaLaunchKernel", 320, 321, correlation=7, linked=9),  # a runtime call in case b, numbered 7 too
+        _event("sm90_xmma_gemm", 150, 160, device=True, linked=7),
+    ]
+    assert profile.split(events, ["a", "b"], gpu=True)["a"]["kernels"] == ["sm90_xmma_gemm"]

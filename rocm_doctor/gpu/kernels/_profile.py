@@ -107,7 +107,9 @@ def split(events, names, gpu):
             return None
         return found.get(ranges[index][2])
 
-    called_at = {e.correlation: e.start for e in events if not e.device and e.correlation > 0}
+    # The CPU calls a kernel can name: operators and ranges. A runtime call (cudaLaunchKernel) links to its operator
+    # itself, and its own correlation counts in another series, which may repeat an operator's number.
+    called_at = {e.correlation: e.start for e in events if not e.device and e.correlation > 0 and e.linked <= 0}
     launchers = {e.linked for e in events if e.device and e.linked > 0}
     launched_at = sorted(start for correlation, start in called_at.items() if correlation in launchers)
     for event in events:
