@@ -24,7 +24,8 @@ from rocm_doctor.checks.visibility import set_in_rc_file
 NOT_RUN = "the collectives did not run (rocm-doctor check --collectives or rocm-doctor bench --collectives runs them)"
 LOW, VERY_LOW = 0.5, 0.2  # fractions of the published figure
 PEAK_FROM_BYTES = 32 << 20  # bus bandwidth peaks are read from sizes of at least 32 MiB
-REMEDY_ENV = "Unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL=LOC / NCCL_ALGO / NCCL_PROTO if they are set (see nccl-transport-disabled)."
+REMEDY_ENV = ("Unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL=LOC / NCCL_ALGO / NCCL_PROTO if they are set "
+              "(see nccl-transport-disabled).")
 
 
 def _results(facts):

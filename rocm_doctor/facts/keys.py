@@ -64,8 +64,8 @@ JOURNAL_KEY = "journalctl-kernel"
 DMESG_KEY = "dmesg-kernel"
 DMESG_WARNINGS_KEY = "dmesg-warnings"  # older snapshots: `dmesg --level=err,warn`
 
-# kfd: the topology folder and its nodes' files; linux_access: the device groups whose membership is recorded, the DRI folder listed, the
-# amdgpu module's folder and files, and the kernel's command line.
+# kfd: the topology folder and its nodes' files; linux_access: the device groups whose membership is recorded, the
+# DRI folder listed, the amdgpu module's folder and files, and the kernel's command line.
 KFD_NODES_DIR = "/sys/class/kfd/kfd/topology/nodes"
 NODE_PROPERTIES = "properties"  # the files read in each node's folder
 NODE_NAME = "name"
@@ -344,7 +344,8 @@ FACTS = {
     WINDOWS_VS: "windows_vs",
 }
 # Facts a GPU stage's interpret step sets, once per run, from the result the stage provides (fact -> stage name).
-STAGE_FACTS = {BENCH_FIGURES: "bench"}  # gpu/bench/stage.py: each figure, the card's expected figure, what was seen around it
+# gpu/bench/stage.py sets BENCH_FIGURES: each figure, the card's expected figure, what was seen around it.
+STAGE_FACTS = {BENCH_FIGURES: "bench"}
 # Facts derived from another: missing whenever it is, so a check that requires both is said to lack only that one.
 DERIVED_FROM = {GPU_TARGETS: GPU_INVENTORY, BENCH_FIGURES: BENCH_RESULTS}
 

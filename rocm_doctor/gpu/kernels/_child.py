@@ -162,7 +162,8 @@ def describe(torch, device_type):
                 devices.append({
                     "index": index,
                     "name": props.name,
-                    "arch": (getattr(props, "gcnArchName", None) if hip else None) or "sm_%d%d" % (props.major, props.minor),
+                    "arch": ((getattr(props, "gcnArchName", None) if hip else None)
+                             or "sm_%d%d" % (props.major, props.minor)),
                     "total_memory": props.total_memory,
                 })
             except Exception as exc:
