@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +79,27 @@ def work_folder(device: str) -> Optional[str]:
         return None
     folder = safefile.private_folder(safefile.state_dir() / WORK_FOLDER)
     return str(folder) if folder is not None else None
+
+
+class GoFile:
+    """A file a child started ahead of its turn waits for (childlib.wait_for) before it goes on, in a folder of its
+    own that only this user may write to. `open` lets the child go; `remove` takes the folder away."""
+
+    def __init__(self, prefix: str) -> None:
+        self.folder = tempfile.TemporaryDirectory(prefix=prefix)
+        self.path = os.path.join(self.folder.name, "go")
+
+    def open(self) -> None:
+        try:
+            open(self.path, "a").close()
+        except OSError:  # the folder went with the run it was for
+            pass
+
+    def remove(self) -> None:
+        try:
+            self.folder.cleanup()
+        except OSError:  # opened while it went: one small folder stays behind
+            pass
 
 
 def run_child(

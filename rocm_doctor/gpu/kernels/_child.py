@@ -228,8 +228,12 @@ def run_case(torch, case, payload, device, device_type, profiles):
         record.update(outcome="unavailable", reason="needs a CUDA/ROCm device; this run uses the CPU device")
         return record
     seed = int(payload.get("seed", 1234)) + zlib.crc32(name.encode("utf-8")) % 100000
-    torch.manual_seed(seed)
-    ctx = Ctx(torch, device, case["dtype"], seed)
+
+    def seeded():
+        torch.manual_seed(seed)
+        return Ctx(torch, device, case["dtype"], seed)
+
+    ctx = seeded()
     started = time.perf_counter()
     attributed = payload.get("profile", True) and case.get("profile")
     try:
@@ -243,8 +247,7 @@ def run_case(torch, case, payload, device, device_type, profiles):
                 if not attributed or not suite_profile.profiler_fault(error_text(exc)):
                     raise
                 profiles.abandon(error_text(exc))  # the profiler failed, not the operator: run it again without
-                torch.manual_seed(seed)
-                ctx = Ctx(torch, device, case["dtype"], seed)
+                ctx = seeded()
                 outcome = case["build"](ctx)
                 ctx.sync()
             errors, notes = [], []

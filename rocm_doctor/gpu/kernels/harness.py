@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from rocm_doctor.engine.child import ChildRun, run_child, work_folder
+from rocm_doctor.engine.child import ChildRun, GoFile, run_child, work_folder
 from rocm_doctor.gpu.kernels.attribution import attribute
 
 CHILD = Path(__file__).with_name("_child.py")
@@ -187,35 +186,25 @@ class BackgroundSuite:
 
     def __init__(self, python: str, options: SuiteOptions, hold: bool = False) -> None:
         self.python, self.env = python, dict(options.env or {})
-        self.folder = None
+        self.hold: Optional[GoFile] = None
         if hold:
             try:
-                self.folder = tempfile.TemporaryDirectory(prefix="rocm-doctor-hold-")
+                self.hold = GoFile("rocm-doctor-hold-")
             except OSError:  # no temporary folder to hold in: the child computes as soon as it can
                 pass
-        if self.folder is not None:
-            options = dataclasses.replace(options, hold=os.path.join(self.folder.name, "go"))
-        self.hold = options.hold
+        if self.hold is not None:
+            options = dataclasses.replace(options, hold=self.hold.path)
         self.cancel = threading.Event()
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernel-suite")
         self.future: Future = pool.submit(run_suite, python, options, functools.partial(run_child, cancel=self.cancel))
         pool.shutdown(wait=False)
-        if self.folder is not None:
-            self.future.add_done_callback(self._remove_hold)
-
-    def _remove_hold(self, _future: Future) -> None:
-        try:
-            self.folder.cleanup()
-        except OSError:  # `release` made its file while the folder went: one small folder stays behind
-            pass
+        if self.hold is not None:
+            self.future.add_done_callback(lambda _future: self.hold.remove())
 
     def release(self) -> None:
-        """Let the child compute (nothing when it holds for nothing or was let go already)."""
+        """Let the child compute (nothing when it holds for nothing or has ended)."""
         if self.hold is not None and not self.future.done():
-            try:
-                open(self.hold, "a").close()
-            except OSError:  # the suite ended and its folder went with it
-                pass
+            self.hold.open()
 
     def result(self) -> dict[str, Any]:
         self.release()

@@ -10,12 +10,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-import tempfile
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Mapping, Optional, Sequence
 
-from rocm_doctor.engine.child import run_child
+from rocm_doctor.engine.child import GoFile, run_child
 from rocm_doctor.gpu.kernels.harness import CHILD, MARKER, SuiteOptions
 
 AMD_LOG_ENV = {
@@ -135,22 +134,21 @@ class Early:
     def __init__(self, python: str, vendor: str, env: Mapping[str, str], device: str, timeout: float,
                  runner=run_child) -> None:
         self.vendor = vendor
-        self.folder = tempfile.TemporaryDirectory(prefix="rocm-doctor-logs-")
-        self.gate = os.path.join(self.folder.name, "go")
+        self.gate = GoFile("rocm-doctor-logs-")
         self.cancel = threading.Event()
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="library-logs")
         self.future: Future = pool.submit(capture, python, vendor, env=env, device=device, timeout=timeout,
-                                          runner=functools.partial(runner, cancel=self.cancel), gate=self.gate)
+                                          runner=functools.partial(runner, cancel=self.cancel), gate=self.gate.path)
         pool.shutdown(wait=False)
 
     def go(self) -> dict[str, Any]:
         """Open the gate and wait for the log."""
-        open(self.gate, "w").close()
+        self.gate.open()
         try:
             return self.future.result()
         finally:
-            self.folder.cleanup()
+            self.gate.remove()
 
     def stop(self) -> None:
         self.cancel.set()
-        self.future.add_done_callback(lambda _future: self.folder.cleanup())
+        self.future.add_done_callback(lambda _future: self.gate.remove())
