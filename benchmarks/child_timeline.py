@@ -18,10 +18,11 @@ import time
 
 def payload_for(what: str, preset: str, device: str) -> tuple[str, dict, str]:
     if what == "bench":
+        from rocm_doctor.engine.child import work_folder
         from rocm_doctor.gpu.bench.harness import CHILD
         from rocm_doctor.gpu.bench.plan import build
 
-        return str(CHILD), {"device": device, "watchdog": True,
+        return str(CHILD), {"device": device, "watchdog": True, "workdir": work_folder(device),
                             "sections": [s.to_payload() for s in build(preset, device=device)]}, "bench"
     from rocm_doctor.gpu.kernels.harness import CHILD, MARKER, SuiteOptions
 
