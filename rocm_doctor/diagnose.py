@@ -139,8 +139,7 @@ def diagnose(options: Options) -> tuple[Report, Facts]:
             _say(options, f"reading {options.from_file}" if options.from_file is not None else
                  "probing the machine: the GPU tools, driver and library files, and torch in the target interpreter")
         observations = observe(options, None if loaded else load_judges)
-        for stage in options.stages:
-            stage.probes_done()
+        _probes_done(options, observations)
         registry = loaded[0]
         source = str(options.from_file) if options.from_file else "live"
         if options.scope == MACHINE:
@@ -160,6 +159,16 @@ def _start_early(options: Options) -> None:
         return
     for stage in options.stages:
         stage.start_early(python, env)
+
+
+def _probes_done(options: Options, observations: Observations) -> None:
+    """Tell the stages the probes have ended, with the sampler their watched run will use (what _start_early
+    began ran in the doctor's own environment, the one the stages are then judged in)."""
+    sample = None
+    if options.from_file is None and options.run_target is None and options.stages and options.watch:
+        sample = _sampler(_env(options), observations.platform.get("os") or detect_os())
+    for stage in options.stages:
+        stage.probes_done(sample)
 
 
 def _env(options: Options) -> dict[str, str]:

@@ -76,6 +76,52 @@ def test_the_suite_started_early_is_used_when_the_stage_runs_with_the_same_inter
     assert stopped == [started[1], started[2]]
 
 
+def test_the_sample_before_an_early_suite_is_taken_before_its_first_case_and_reused(monkeypatch, tmp_path):
+    node = tmp_path / "kfd"
+    node.write_text("")
+    monkeypatch.setattr(kernel_stage, "GPU_NODES", (str(node),))
+    events = []
+
+    class FakeBackground:
+        def __init__(self, python, options, hold=False):
+            self.python, self.env = python, dict(options.env)
+
+        def release(self):
+            events.append("released")
+
+        def result(self):
+            events.append("result")
+            return {"hello": {"vendor": "cpu"}, "fatal": None, "results": [], "children": []}
+
+        def stop(self):
+            pass
+
+    def sample():
+        events.append("sampled")
+        return {"commands": {}, "n": len(events)}
+
+    monkeypatch.setattr(kernel_stage, "BackgroundSuite", FakeBackground)
+    monkeypatch.setattr(kernel_stage, "run_suite", lambda python, options: FakeBackground(python, options).result())
+    monkeypatch.setattr(kernel_stage, "analyse", lambda suite, log: {})
+
+    class Facts:
+        env = {"A": "1"}
+        os = "linux"
+
+        def get(self, key, default=None):
+            return default
+
+    stage = kernel_stage.KernelStage(kernel_stage.ConfirmOptions(python=PY, override_ab=False))
+    stage.start_early(PY, {"A": "1"})
+    stage.probes_done(sample)
+    assert events == ["sampled", "released"]  # no GPU query beside the suite's first cases
+    live = stage.run_watched(Facts(), None, sample)["live"]["samples"]
+    assert events == ["sampled", "released", "result", "sampled"]
+    assert [s["marks"] for s in live] == [["before"], ["after"]] and live[0]["n"] == 1
+    assert stage.run_watched(Facts(), None, sample)["live"]["samples"][0]["marks"] == ["before"]  # taken anew
+    assert events[-3:] == ["sampled", "result", "sampled"]
+
+
 @pytest.mark.parametrize("when,vendor,outcome,runs", [
     ("needed", "amd", "ok", True),      # rocBLAS/MIOpen log fallbacks even when every case passes
     ("needed", "nvidia", "ok", False),  # cuBLAS/cuDNN: nothing a passing suite would report
@@ -111,20 +157,22 @@ def test_a_request_lets_its_early_work_compute_once_the_probes_have_ended(monkey
         def start_early(self, python, env):
             calls.append("start_early")
 
-        def probes_done(self):
+        def probes_done(self, sample=None):
             calls.append("probes_done")
 
         def discard_early(self):
             calls.append("discard_early")
 
+    seen = types.SimpleNamespace(platform={"os": "linux"})
+
     def observe(options, meanwhile):
         meanwhile()
         calls.append("observe")
-        return "seen"
+        return seen
 
     monkeypatch.setattr(diagnose_module, "observe", observe)
     monkeypatch.setattr(diagnose_module, "_judge", lambda observations, *rest: calls.append("judge") or observations)
     monkeypatch.setattr(diagnose_module, "load_registry", lambda: types.SimpleNamespace(checks=[]))
     monkeypatch.setattr(diagnose_module, "interpreter_modules", lambda known: None)
-    assert diagnose_module.diagnose(diagnose_module.Options(stages=[Recording()])) == "seen"
+    assert diagnose_module.diagnose(diagnose_module.Options(stages=[Recording()])) is seen
     assert calls == ["start_early", "observe", "probes_done", "judge", "discard_early"]

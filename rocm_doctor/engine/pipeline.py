@@ -37,8 +37,14 @@ class Stage:
         """Start work that does not need the facts while the probes run (a live run calls it before observing);
         `run` uses it when its interpreter and environment are the same, else discards it."""
 
-    def probes_done(self) -> None:
-        """The probes have ended: what start_early began may use the GPU now without slowing them or being slowed."""
+    def probes_done(self, sample: Sampler = None) -> None:
+        """The probes have ended: what start_early began may use the GPU now without slowing them or being slowed.
+        `sample` is the live-state sampler a watched run uses: a stage whose early work was held takes its "before"
+        sample first (sampled_before), since a GPU query beside the first kernels slows them."""
+
+    def sampled_before(self) -> Optional[dict]:
+        """The "before" sample the stage took itself when it let its early work compute (None: take it now)."""
+        return None
 
     def discard_early(self) -> None:
         """Stop whatever start_early began and `run` did not use (the stage was skipped, or the run failed)."""
@@ -52,10 +58,10 @@ class Stage:
     def run_watched(self, facts, progress: Progress, sample: Sampler) -> Any:
         """`run` between two samples of the live GPU state, kept in the result as "live"; a stage that samples
         inside (the bench, per section) overrides it."""
-        before = _taken(sample, "before")
+        before = self.sampled_before() or taken(sample, "before")
         result = self.run(facts, progress)
         if isinstance(result, dict):
-            result["live"] = {"samples": [before, _taken(sample, "after")]}
+            result["live"] = {"samples": [before, taken(sample, "after")]}
         return result
 
     def summary(self, result: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any]:
@@ -159,7 +165,8 @@ def apply_evidence(findings: list[Finding], evidence: dict[str, dict[str, Any]])
     return out
 
 
-def _taken(sample: Sampler, mark: str) -> dict:
+def taken(sample: Sampler, mark: str) -> dict:
+    """One sample marked with what it was taken for; a sampler that raises gives the error instead."""
     try:
         return dict(sample(), marks=[mark])
     except Exception as exc:  # a failed sample is recorded; the stage goes on
