@@ -72,6 +72,11 @@ def test_suite_covers_the_categories_with_60_cases(cpu_suite):
     assert len(cpu_suite["children"]) == 1 and cpu_suite["children"][0]["state"] == "ok"
 
 
+def test_the_cpu_references_leave_half_the_cores_to_the_rest_of_the_machine(cpu_suite):
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert cpu_suite["hello"]["cpu_threads"] == max(1, min(8, usable // 2))
+
+
 def test_every_cpu_case_is_ok_or_unavailable_with_a_reason(cpu_suite):
     for record in cpu_suite["results"]:
         assert record["outcome"] in ("ok", "unavailable"), record
