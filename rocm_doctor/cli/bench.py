@@ -64,7 +64,7 @@ def nothing_ran(results: dict[str, Any]) -> Optional[str]:
 
 
 @click.command("bench")
-@click.option("--quick", is_flag=True, help="Fewer shapes and smaller sizes (12–20 s on an H200, measured).")
+@click.option("--quick", is_flag=True, help="Fewer shapes and smaller sizes (10–13 s on an H200, measured).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: raw results, lines with verdicts, findings.")
 @python_option
 @click.option("--device", type=DeviceChoice(), default="cuda", show_default=True,
