@@ -49,6 +49,7 @@ CONV_OF_GEMM = {"good": 0.20, "very_low": 0.05,
                           "or missing MIOpen; RX 9070 Windows 1.75 vs RX 7800 XT 32.8 TFLOP/s on 3x3 64->64 fp32"}
 BF16_SLOW, BF16_VERY_SLOW = 0.5, 0.3  # bf16 over fp16 matmul speed: low below, very low below
 TF32_GAIN = 1.5  # tf32 over fp32 matmul speed worth naming on the fp32 line
+COPIES_VARY = 0.85  # the median pinned copy below this share of the fastest is named on the line
 PAGEABLE_SHARE = 0.7  # pageable over pinned copies below which the remedy is shown (information on any machine)
 LAUNCH_BOUND_BUSY = 0.5  # GPU busy below this share of each token: the host's launches set the pace
 NO_BF16_MATRIX = r"^gfx(8|90[0-6]|10[13])"  # Vega/GCN before gfx908, RDNA1/RDNA2
@@ -187,7 +188,7 @@ def _pinned(run: _Run, line: dict) -> Judged:
     if v == UNKNOWN:
         return v, "PCIe link not known (sysfs not readable); raw figure", [], added
     if v not in SHORT:
-        return v, "", [], added
+        return v, _copies_varied(line), [], added
     if current and link_gbs and current < link_gbs:
         return v, (f"the link reads {link.get('current_link_speed')} x{link.get('current_link_width')} of a possible "
                    f"{link.get('max_link_speed')} x{link.get('max_link_width')} (a slower slot, a riser, or a "
@@ -195,6 +196,15 @@ def _pinned(run: _Run, line: dict) -> Judged:
             "Seat the card in a full-speed slot (CPU-attached x16); check BIOS PCIe settings."], added
     return v, f"pinned copies are below the rate of the link as it trained: {NOT_EXPLAINED}", [
         "If the GPU sits on the other CPU socket, bind the process to the one nearest it (numactl --cpunodebind)."], added
+
+
+def _copies_varied(line: dict) -> str:
+    """The median pinned copy, where it fell well below the fastest one the line is judged on."""
+    median, fastest = line["details"].get("median_gbs"), line["value"]
+    if not median or not fastest or median >= COPIES_VARY * fastest:
+        return ""
+    return (f"the median of {line['details'].get('copies') or 'the'} copies ran at {median:.1f} GB/s, "
+            f"{1 - median / fastest:.0%} below the fastest: the same copy varied in this run, the link did not limit it")
 
 
 def _pageable(run: _Run, line: dict) -> Judged:
