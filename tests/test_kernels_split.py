@@ -13,6 +13,24 @@ from rocm_doctor.gpu.kernels import stage as kernel_stage
 PY = sys.executable
 
 
+class NoFacts:
+    """What a kernel stage reads of the facts: the environment {"A": "1"} on Linux, every fact missing."""
+
+    env = {"A": "1"}
+    os = "linux"
+
+    def get(self, key, default=None):
+        return default
+
+
+@pytest.fixture
+def gpu_node(monkeypatch, tmp_path):
+    """A GPU device node, so the stage starts its suite early."""
+    node = tmp_path / "kfd"
+    node.write_text("")
+    monkeypatch.setattr(kernel_stage, "GPU_NODES", (str(node),))
+
+
 def test_a_cancelled_child_is_ended_at_once_and_says_why():
     import threading as _threading
 
@@ -26,10 +44,7 @@ def test_a_cancelled_child_is_ended_at_once_and_says_why():
     assert result.error.startswith("cancelled") and not result.timed_out
 
 
-def test_the_suite_started_early_is_used_when_the_stage_runs_with_the_same_interpreter(monkeypatch, tmp_path):
-    node = tmp_path / "kfd"
-    node.write_text("")
-    monkeypatch.setattr(kernel_stage, "GPU_NODES", (str(node),))
+def test_the_suite_started_early_is_used_when_the_stage_runs_with_the_same_interpreter(monkeypatch, gpu_node):
     started, stopped, ran_now, released = [], [], [], []
 
     class FakeBackground:
@@ -54,32 +69,22 @@ def test_the_suite_started_early_is_used_when_the_stage_runs_with_the_same_inter
     monkeypatch.setattr(kernel_stage, "run_suite", run_now)
     monkeypatch.setattr(kernel_stage, "analyse", lambda suite, log: {})
 
-    class Facts:
-        env = {"A": "1"}
-        os = "linux"
-
-        def get(self, key, default=None):
-            return default
-
     stage = kernel_stage.KernelStage(kernel_stage.ConfirmOptions(python=PY, override_ab=False))
     stage.start_early(PY, {"A": "1"})
     assert started[0].hold and not released  # it holds its first case while the probes run ...
     stage.probes_done()
     assert released == [started[0]]  # ... and computes once they have ended
-    assert stage.run(Facts())["suite"]["from"] is started[0] and not stopped and not ran_now
+    assert stage.run(NoFacts())["suite"]["from"] is started[0] and not stopped and not ran_now
 
     stage.start_early(PY, {"A": "2"})  # another environment than the facts': ended, and the suite runs anew
-    assert stage.run(Facts())["suite"]["from"] == "now" and stopped == [started[1]]
+    assert stage.run(NoFacts())["suite"]["from"] == "now" and stopped == [started[1]]
 
     stage.start_early(PY, {"A": "1"})
     stage.discard_early()  # the stage was skipped
     assert stopped == [started[1], started[2]]
 
 
-def test_the_sample_before_an_early_suite_is_taken_before_its_first_case_and_reused(monkeypatch, tmp_path):
-    node = tmp_path / "kfd"
-    node.write_text("")
-    monkeypatch.setattr(kernel_stage, "GPU_NODES", (str(node),))
+def test_the_sample_before_an_early_suite_is_taken_before_its_first_case_and_reused(monkeypatch, gpu_node):
     events = []
 
     class FakeBackground:
@@ -104,21 +109,14 @@ def test_the_sample_before_an_early_suite_is_taken_before_its_first_case_and_reu
     monkeypatch.setattr(kernel_stage, "run_suite", lambda python, options: FakeBackground(python, options).result())
     monkeypatch.setattr(kernel_stage, "analyse", lambda suite, log: {})
 
-    class Facts:
-        env = {"A": "1"}
-        os = "linux"
-
-        def get(self, key, default=None):
-            return default
-
     stage = kernel_stage.KernelStage(kernel_stage.ConfirmOptions(python=PY, override_ab=False))
     stage.start_early(PY, {"A": "1"})
     stage.probes_done(sample)
     assert events == ["sampled", "released"]  # no GPU query beside the suite's first cases
-    live = stage.run_watched(Facts(), None, sample)["live"]["samples"]
+    live = stage.run_watched(NoFacts(), None, sample)["live"]["samples"]
     assert events == ["sampled", "released", "result", "sampled"]
     assert [s["marks"] for s in live] == [["before"], ["after"]] and live[0]["n"] == 1
-    assert stage.run_watched(Facts(), None, sample)["live"]["samples"][0]["marks"] == ["before"]  # taken anew
+    assert stage.run_watched(NoFacts(), None, sample)["live"]["samples"][0]["marks"] == ["before"]  # taken anew
     assert events[-3:] == ["sampled", "result", "sampled"]
 
 
