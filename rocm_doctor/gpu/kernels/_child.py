@@ -311,9 +311,9 @@ def emit_profiles(profiles, timeout):
 
 def bound_threads(torch):
     """Half the usable cores, 8 at most, for the CPU references. With torch's default of a thread per core, one
-    other busy process (the doctor itself, judging beside the suite) made the cases 6x slower on a 16-core host;
-    with 8 threads they took the same alone and beside it (docs/measurements.md). A smaller setting of the user's
-    is kept."""
+    other busy core made the cases 6x slower on a 16-core host, and the doctor's own judging slowed them in `check`;
+    with 8 threads they took about the same alone and beside a busy core (docs/measurements.md). A smaller setting
+    of the user's is kept."""
     try:
         usable = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
