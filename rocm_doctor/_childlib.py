@@ -117,6 +117,14 @@ def enter_work_folder(folder):
             pass
 
 
+def usable_cores():
+    """The CPU cores this process may run on (its affinity where the OS tells it), at least 1."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def load_module(path, name):
     """Run the file at `path` as module `name`. It is registered in sys.modules before it runs, so the files it
     loads in turn can import it by that name (case files do `from _doctor_cases import case`)."""

@@ -118,10 +118,7 @@ def main():
         emit.finish("device", error="started ahead of its turn, and its turn never came")
         return
 
-    try:
-        threads = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        threads = os.cpu_count() or 1
+    threads = childlib.usable_cores()
     # A thread count the environment fixes is what the user's programs get, so the CPU figures keep it.
     fixed = [name for name in payload.get("thread_variables") or [] if os.environ.get(name)]
     if not fixed:

@@ -314,12 +314,8 @@ def bound_threads(torch):
     other busy core made the cases 6x slower on a 16-core host, and the doctor's own judging slowed them in `check`;
     with 8 threads they took about the same alone and beside a busy core (docs/measurements.md). A smaller setting
     of the user's is kept."""
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = os.cpu_count() or 2
     try:  # a torch without thread control keeps its own
-        threads = max(1, min(8, usable // 2, torch.get_num_threads()))
+        threads = max(1, min(8, childlib.usable_cores() // 2, torch.get_num_threads()))
         torch.set_num_threads(threads)
     except Exception:
         return None
